@@ -1,0 +1,92 @@
+from django.contrib.auth.models import AbstractUser, UserManager
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models.functions import Lower
+
+from apps.core.licenses import USER_LICENSE_CHOICES
+
+username_validator = RegexValidator(
+    r"^[A-Za-z0-9_-]+$", "Use letters, digits, underscores and dashes only."
+)
+# `me` names the caller in every /users/{username} path (spec §4.1), so nobody may be called that.
+RESERVED_USERNAMES = {"me", "unread-message-count"}
+
+
+class User(AbstractUser):
+    """A Thingyard user. `username` is the spec's `name`."""
+
+    username = models.CharField(
+        max_length=40,
+        unique=True,
+        validators=[username_validator],
+        error_messages={"unique": "A user with that name already exists."},
+    )
+    email = models.EmailField(blank=True)
+    email_verified = models.BooleanField(default=False)
+    bio = models.TextField(blank=True, max_length=4000)
+    location = models.CharField(max_length=100, blank=True)
+    default_license = models.CharField(max_length=16, choices=USER_LICENSE_CHOICES, default="cc-sa")
+    last_active = models.DateTimeField(null=True, blank=True)
+    avatar = models.CharField(max_length=512, blank=True, help_text="Object-store key of the avatar image")
+    cover = models.CharField(max_length=512, blank=True, help_text="Object-store key of the cover image")
+    suspended_reason = models.TextField(blank=True)
+
+    objects = UserManager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique")]
+
+    @property
+    def registered(self):
+        return self.date_joined
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}".strip()
+
+
+class Follow(models.Model):
+    follower = models.ForeignKey(User, on_delete=models.CASCADE, related_name="following_links")
+    followed = models.ForeignKey(User, on_delete=models.CASCADE, related_name="follower_links")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["follower", "followed"], name="accounts_follow_unique"),
+            models.CheckConstraint(condition=~models.Q(follower=models.F("followed")), name="accounts_follow_not_self"),
+        ]
+
+
+class Event(models.Model):
+    """Something that happened to a user (a follower, a like, a comment …): what event-count counts."""
+
+    class Kind(models.TextChoices):
+        FOLLOW = "follow", "New follower"
+        LIKE = "like", "Like"
+        COMMENT = "comment", "Comment"
+        MAKE = "make", "Make"
+        COLLECT = "collect", "Collect"
+        OTHER = "other", "Other"
+
+    recipient = models.ForeignKey(User, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(User, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    target_type = models.CharField(max_length=32, blank=True)
+    target_id = models.BigIntegerField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["recipient", "created"])]
+
+
+class Message(models.Model):
+    """A private message between users; the API only counts the unread ones (spec §4.1)."""
+
+    sender = models.ForeignKey(User, on_delete=models.CASCADE, related_name="sent_messages")
+    recipient = models.ForeignKey(User, on_delete=models.CASCADE, related_name="received_messages")
+    body = models.TextField(max_length=10000)
+    created = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["recipient", "read_at"])]

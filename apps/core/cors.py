@@ -1,0 +1,1 @@
+"""Placeholder: completed by the API-conventions work (echo only registered app origins)."""

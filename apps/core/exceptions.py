@@ -1,0 +1,68 @@
+"""Domain exceptions. Services raise these; apps.core.handlers renders every one as DECISIONS.md's body.
+
+Never raise DRF exceptions from services: views and the exception handler translate.
+"""
+
+
+class DomainError(Exception):
+    status_code = 400
+    error_type = "BAD_REQUEST"
+    default_message = "Bad Request"
+
+    def __init__(self, message: str | None = None, *, errors=None, error_type: str | None = None):
+        self.message = message or self.default_message
+        self.errors = errors  # dict field -> [messages] (validation) or list of reasons (publish)
+        if error_type:
+            self.error_type = error_type
+        super().__init__(self.message)
+
+
+class ValidationFailed(DomainError):
+    """400 with `errors: {field: [messages]}`."""
+
+    error_type = "VALIDATION_FAILED"
+    default_message = "Validation Failed"
+
+
+class RuleViolation(DomainError):
+    """400: the request is well-formed but a domain rule forbids it (follow oneself, like own Thing …)."""
+
+    error_type = "RULE_VIOLATION"
+
+
+class NotAuthenticated(DomainError):
+    status_code = 401
+    error_type = "UNAUTHORIZED"
+    default_message = "Unauthorized"
+
+
+class PermissionDenied(DomainError):
+    status_code = 403
+    error_type = "FORBIDDEN"
+    default_message = "Forbidden"
+
+
+class NotFound(DomainError):
+    status_code = 404
+    error_type = "NOT_FOUND"
+    default_message = "Not Found"
+
+
+class Conflict(DomainError):
+    status_code = 409
+    error_type = "CONFLICT"
+    default_message = "Conflict"
+
+
+class RateLimited(DomainError):
+    status_code = 429
+    error_type = "RATE_LIMITED"
+    default_message = "Rate limit exceeded"
+
+    def __init__(self, message=None, *, retry_after: int = 0, **kw):
+        self.retry_after = retry_after
+        super().__init__(message, **kw)
+
+
+# DECISIONS.md: the short reasons clients compare, by status.
+SHORT_REASONS = {401: "Unauthorized", 403: "Forbidden", 404: "Not Found"}

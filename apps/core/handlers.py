@@ -1,0 +1,90 @@
+"""One renderer for every API error (DECISIONS.md: Errors)."""
+import logging
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+
+from apps.core.exceptions import SHORT_REASONS, DomainError, RateLimited
+
+log = logging.getLogger(__name__)
+
+_DRF_TYPES = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    406: "NOT_ACCEPTABLE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    429: "RATE_LIMITED",
+}
+
+
+def error_body(status: int, message: str | None, error_type: str, errors=None) -> dict:
+    reason = SHORT_REASONS.get(status) or message or "Error"
+    body = {"error": reason, "code": status, "type": error_type}
+    if errors is not None:
+        body["errors"] = errors
+    return body
+
+
+def error_response(status: int, message: str | None, error_type: str, errors=None, headers=None) -> Response:
+    body = error_body(status, message, error_type, errors)
+    response = Response(body, status=status, headers=headers or {})
+    response["X-Error"] = body["error"]
+    if status == 401:
+        response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def _flatten_drf_detail(detail):
+    """DRF's ValidationError detail → {field: [messages]}."""
+    if isinstance(detail, dict):
+        out = {}
+        for field, value in detail.items():
+            if isinstance(value, dict):
+                for sub, msgs in _flatten_drf_detail(value).items():
+                    out[f"{field}.{sub}"] = msgs
+            elif isinstance(value, list):
+                out[field] = [str(v) if not isinstance(v, (dict, list)) else str(v) for v in value]
+            else:
+                out[field] = [str(value)]
+        return out
+    if isinstance(detail, list):
+        return {"non_field_errors": [str(v) for v in detail]}
+    return {"non_field_errors": [str(detail)]}
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, RateLimited):
+        return error_response(429, exc.message, exc.error_type, headers={"Retry-After": str(exc.retry_after)})
+    if isinstance(exc, DomainError):
+        return error_response(exc.status_code, exc.message, exc.error_type, exc.errors)
+    if isinstance(exc, Http404):
+        return error_response(404, None, "NOT_FOUND")
+    if isinstance(exc, DjangoPermissionDenied):
+        return error_response(403, None, "FORBIDDEN")
+    if isinstance(exc, drf.ValidationError):
+        errors = _flatten_drf_detail(exc.detail)
+        first = next(iter(errors.values()), ["Invalid input"])
+        field = next(iter(errors), "")
+        message = f"{field}: {first[0]}" if field and field != "non_field_errors" else first[0]
+        return error_response(400, message, "VALIDATION_FAILED", errors)
+    if isinstance(exc, drf.Throttled):
+        wait = int(exc.wait or 0)
+        return error_response(429, "Rate limit exceeded", "RATE_LIMITED", headers={"Retry-After": str(wait)})
+    if isinstance(exc, drf.APIException):
+        status = exc.status_code
+        if status == 403 and isinstance(exc, drf.NotAuthenticated):
+            status = 401
+        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        headers = {}
+        if isinstance(exc, drf.MethodNotAllowed):
+            view = context.get("view")
+            if view is not None:
+                headers["Allow"] = ", ".join(view.allowed_methods)
+        return error_response(status, str(detail), _DRF_TYPES.get(status, "ERROR"), headers=headers)
+    log.exception("Unhandled API exception", exc_info=exc)
+    return error_response(500, "Internal Server Error", "INTERNAL_ERROR")

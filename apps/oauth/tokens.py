@@ -1,0 +1,6 @@
+import secrets
+
+
+def generate_token(request=None) -> str:
+    """DECISIONS.md (compat): access tokens are 32 lower-case hex characters."""
+    return secrets.token_hex(16)

@@ -1,0 +1,231 @@
+"""Settings shared by every environment.
+
+The environment is read here and only here (django-environ); local.py, test.py and production.py
+choose defaults for values the environment leaves unset, never read it themselves.
+"""
+from datetime import timedelta
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+# --- values read from the environment -------------------------------------------------------------
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-insecure-change-me-" + "x" * 32)
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
+DATABASE_URL = env.str("DATABASE_URL", default="")
+REDIS_URL = env.str("REDIS_URL", default="")
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
+# Public addresses (spec: {base_url}, {auth_url}, {site_url}); one host serves all three by default.
+API_BASE_URL = env.str("THINGYARD_API_URL", default="http://127.0.0.1:8000").rstrip("/")
+AUTH_BASE_URL = env.str("THINGYARD_AUTH_URL", default=API_BASE_URL).rstrip("/")
+SITE_URL = env.str("THINGYARD_SITE_URL", default=API_BASE_URL).rstrip("/")
+# S3-compatible object store (MinIO, AWS S3, moto in development and tests).
+S3_ENDPOINT_URL = env.str("S3_ENDPOINT_URL", default="")
+S3_PUBLIC_URL = env.str("S3_PUBLIC_URL", default="")  # address browsers use, when it differs
+S3_BUCKET = env.str("S3_BUCKET", default="thingyard")
+S3_REGION = env.str("S3_REGION", default="us-east-1")
+S3_ACCESS_KEY_ID = env.str("S3_ACCESS_KEY_ID", default="thingyard")
+S3_SECRET_ACCESS_KEY = env.str("S3_SECRET_ACCESS_KEY", default="thingyard-secret")
+S3_SIGNATURE_MODE = env.str("S3_SIGNATURE_MODE", default="v2")  # v2 (compat) or v4
+EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
+RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)
+RATE_LIMIT_WINDOW_SECONDS = env.int("RATE_LIMIT_WINDOW_SECONDS", default=300)
+UNAPPROVED_APP_USER_LIMIT = env.int("UNAPPROVED_APP_USER_LIMIT", default=10)
+# Webhook and other outbound URLs resolving to private addresses are refused unless this is set.
+ALLOW_PRIVATE_WEBHOOK_URLS = env.bool("ALLOW_PRIVATE_WEBHOOK_URLS", default=False)
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
+SECURE_SSL_REDIRECT_ENV = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+
+# --- application definition ------------------------------------------------------------------------
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "corsheaders",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "storages",
+    "apps.core",
+    "apps.accounts",
+    "apps.oauth",
+    "oauth2_provider",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
+    "apps.core.middleware.OptionalTrailingSlashMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "apps.core.middleware.ApiResponseMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+APPEND_SLASH = False  # DECISIONS: both forms answer, never a redirect (OptionalTrailingSlashMiddleware)
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": env.db_url_config(DATABASE_URL)} if DATABASE_URL else {}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/account/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+STORAGES = {
+    "default": {"BACKEND": "storages.backends.s3.S3Storage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+AWS_S3_ENDPOINT_URL = S3_ENDPOINT_URL or None
+AWS_STORAGE_BUCKET_NAME = S3_BUCKET
+AWS_S3_REGION_NAME = S3_REGION
+AWS_ACCESS_KEY_ID = S3_ACCESS_KEY_ID
+AWS_SECRET_ACCESS_KEY = S3_SECRET_ACCESS_KEY
+AWS_QUERYSTRING_AUTH = True
+AWS_DEFAULT_ACL = None
+AWS_S3_ADDRESSING_STYLE = "path"
+AWS_S3_FILE_OVERWRITE = False
+
+EMAIL_CONFIG = env.email_url_config(EMAIL_URL)
+vars().update(EMAIL_CONFIG)
+
+CACHES = (
+    {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    if REDIS_URL
+    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+)
+
+# --- Django REST framework -------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["apps.core.authentication.BearerTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["apps.core.permissions.IsTokenUser"],
+    "DEFAULT_PARSER_CLASSES": ["apps.core.parsers.LenientJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_THROTTLE_CLASSES": ["apps.core.throttling.RateLimitThrottle"],
+    "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.LinkHeaderPagination",
+    "PAGE_SIZE": 30,
+    "EXCEPTION_HANDLER": "apps.core.handlers.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "URL_FORMAT_OVERRIDE": None,
+    "FORMAT_SUFFIX_KWARG": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Thingyard API",
+    "DESCRIPTION": "Public REST API of Thingyard, wire-compatible with the design-sharing API spec.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "APPEND_COMPONENTS": {
+        "securitySchemes": {
+            "oauth2": {
+                "type": "oauth2",
+                "flows": {
+                    "authorizationCode": {
+                        "authorizationUrl": "/login/oauth/authorize",
+                        "tokenUrl": "/login/oauth/access_token",
+                        "scopes": {},
+                    }
+                },
+            }
+        }
+    },
+    "SECURITY": [{"oauth2": []}],
+}
+
+# --- OAuth2 provider (django-oauth-toolkit) --------------------------------------------------------
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth.Application"
+OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
+OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
+OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
+OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+OAUTH2_PROVIDER = {
+    "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.ThingyardOAuth2Validator",
+    "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",
+    "ACCESS_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
+    "REFRESH_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
+    "ACCESS_TOKEN_EXPIRE_SECONDS": int(timedelta(days=30).total_seconds()),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 600,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": int(timedelta(days=365).total_seconds()),
+    "ROTATE_REFRESH_TOKEN": True,
+    # Public clients must use PKCE; ThingyardOAuth2Validator.is_pkce_required decides per client.
+    "PKCE_REQUIRED": False,
+    "SCOPES": {"read": "Read your data", "write": "Change your data"},
+    "DEFAULT_SCOPES": ["read", "write"],
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
+}
+
+# --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.cors) -------
+CORS_ALLOW_ALL_ORIGINS = False
+CORS_ALLOW_CREDENTIALS = False
+CORS_URLS_REGEX = r"^/(?!login/|admin/|developers/|account/|signup/|logout/).*$"
+CORS_ALLOW_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
+CORS_ALLOW_HEADERS = ["authorization", "content-type"]
+CORS_EXPOSE_HEADERS = ["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Error"]
+
+# --- Celery ------------------------------------------------------------------------------------------
+CELERY_BROKER_URL = CELERY_BROKER_URL or REDIS_URL or "memory://"
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE: dict = {}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}

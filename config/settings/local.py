@@ -1,0 +1,25 @@
+"""Quick start (`make run`): embedded defaults so the service runs with only Python present."""
+from .base import *  # noqa: F401,F403
+from .base import BASE_DIR, CELERY_BROKER_URL, DATABASE_URL, REDIS_URL, S3_ENDPOINT_URL, env
+
+DEBUG = True
+RUN_DIR = BASE_DIR / ".run"
+RUN_DIR.mkdir(exist_ok=True)
+if not DATABASE_URL:
+    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": RUN_DIR / "thingyard.sqlite3"}}
+if not S3_ENDPOINT_URL:
+    AWS_S3_ENDPOINT_URL = "http://127.0.0.1:9000"  # moto's S3 server, started by `make run`
+ALLOW_PRIVATE_WEBHOOK_URLS = True
+SECURE_SSL_REDIRECT = False
+if not (CELERY_BROKER_URL.startswith("redis") or REDIS_URL):
+    # A broker in plain files: the web process and `celery worker` share it without any server.
+    _broker = RUN_DIR / "broker"
+    for _sub in ("in", "processed"):
+        (_broker / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker / "in"),
+        "data_folder_out": str(_broker / "in"),
+        "processed_folder": str(_broker / "processed"),
+        "store_processed": False,
+    }

@@ -1,0 +1,26 @@
+"""Production: everything from the environment; fail loudly when a required value is missing."""
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import *  # noqa: F401,F403
+from .base import DATABASE_URL, REDIS_URL, SECRET_KEY, SECURE_SSL_REDIRECT_ENV
+
+if not DATABASE_URL:
+    raise ImproperlyConfigured("DATABASE_URL is required in production")
+if not REDIS_URL:
+    raise ImproperlyConfigured("REDIS_URL is required in production")
+if SECRET_KEY.startswith("dev-insecure"):
+    raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set in production")
+
+DEBUG = False
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = SECURE_SSL_REDIRECT_ENV
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+SECURE_HSTS_SECONDS = 60 * 60 * 24 * 30
+SECURE_CONTENT_TYPE_NOSNIFF = True
+STORAGES = {
+    "default": {"BACKEND": "storages.backends.s3.S3Storage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+CONN_MAX_AGE = 60
+CONN_HEALTH_CHECKS = True

@@ -1,0 +1,18 @@
+"""Test settings: the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL, default the local servers)."""
+from .base import *  # noqa: F401,F403
+from .base import DATABASE_URL, REDIS_URL, env
+
+DATABASES = {"default": env.db_url_config(DATABASE_URL or "postgres://postgres@127.0.0.1:5432/thingyard")}
+_redis = REDIS_URL or "redis://127.0.0.1:6379/0"
+REDIS_URL = _redis
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _redis}}
+CELERY_BROKER_URL = _redis
+# Tasks run in-process, synchronously, so a test observes their effect; they still go through Celery.
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+API_BASE_URL = AUTH_BASE_URL = SITE_URL = "http://testserver"
+ALLOW_PRIVATE_WEBHOOK_URLS = False
+SECURE_SSL_REDIRECT = False
+# AWS_S3_ENDPOINT_URL is set by the test session once moto's server is listening (tests/conftest.py).

@@ -1,0 +1,16 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("openapi.json", SpectacularAPIView.as_view(), name="openapi-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
+    path("", include("apps.oauth.urls")),
+    path("", include("apps.accounts.urls")),
+]
+
+handler400 = "apps.core.views.bad_request"
+handler403 = "apps.core.views.permission_denied"
+handler404 = "apps.core.views.not_found"
+handler500 = "apps.core.views.server_error"
