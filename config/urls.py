@@ -7,6 +7,7 @@ urlpatterns = [
     path("openapi.json", SpectacularAPIView.as_view(), name="openapi-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("", include("apps.oauth.urls")),
+    path("", include("apps.developers.urls")),
     path("", include("apps.accounts.urls")),
 ]
 

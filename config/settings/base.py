@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "apps.core",
     "apps.accounts",
     "apps.oauth",
+    "apps.developers",
     "oauth2_provider",
 ]
 

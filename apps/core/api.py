@@ -1,0 +1,53 @@
+"""Helpers every API view uses: input parsing, the 'ok' body, pagination, absolute URLs.
+
+Views stay thin: parse → selector → one service call → serialise (STYLE.md).
+"""
+from django.conf import settings
+from rest_framework.response import Response
+
+from apps.core.exceptions import ValidationFailed
+from apps.core.handlers import _flatten_drf_detail
+
+
+def ok() -> Response:
+    """DECISIONS.md: the 'ok' object."""
+    return Response({"ok": True})
+
+
+def parse_input(serializer_class, request, *, partial: bool = False, context: dict | None = None) -> dict:
+    """Validate request.data with an <Entity><Action>Input serializer; 400 VALIDATION_FAILED otherwise."""
+    data = request.data
+    if data is None:
+        data = {}
+    serializer = serializer_class(data=data, partial=partial, context={"request": request, **(context or {})})
+    if not serializer.is_valid():
+        errors = _flatten_drf_detail(serializer.errors)
+        field, messages = next(iter(errors.items()))
+        message = f"{field}: {messages[0]}" if field != "non_field_errors" else messages[0]
+        raise ValidationFailed(message, errors=errors)
+    return serializer.validated_data
+
+
+def paginated_response(request, queryset, serializer_class, *, view=None, context: dict | None = None) -> Response:
+    """A page of `queryset` as a JSON array, with the Link header (DECISIONS.md: Pagination)."""
+    from apps.core.pagination import LinkHeaderPagination
+
+    paginator = LinkHeaderPagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    data = serializer_class(page, many=True, context={"request": request, **(context or {})}).data
+    return paginator.get_paginated_response(data)
+
+
+def api_url(path: str) -> str:
+    """Absolute URL of an API path under {base_url}."""
+    return settings.API_BASE_URL + "/" + path.lstrip("/")
+
+
+def site_url(path: str) -> str:
+    """Absolute URL of a public site page under {site_url}."""
+    return settings.SITE_URL + "/" + path.lstrip("/")
+
+
+def auth_url(path: str) -> str:
+    """Absolute URL under {auth_url} (the OAuth endpoints)."""
+    return settings.AUTH_BASE_URL + "/" + path.lstrip("/")
