@@ -1,10 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+
+from config.health import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("openapi.json", SpectacularAPIView.as_view(), name="openapi-schema"),
+    path("healthz", healthz, name="healthz"),
+    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("", include("apps.oauth.urls")),
     path("", include("apps.developers.urls")),

@@ -8,8 +8,30 @@ from apps.core.licenses import USER_LICENSE_CHOICES
 username_validator = RegexValidator(
     r"^[A-Za-z0-9_-]+$", "Use letters, digits, underscores and dashes only."
 )
-# `me` names the caller in every /users/{username} path (spec §4.1), so nobody may be called that.
-RESERVED_USERNAMES = {"me", "unread-message-count"}
+# `me` names the caller in every /users/{username} path and `unread-message-count` is a sibling path
+# (spec §4.1), so nobody may be called that. The rest are site paths and names that would mislead.
+RESERVED_USERNAMES = {
+    "me",
+    "unread-message-count",
+    "account",
+    "accounts",
+    "admin",
+    "administrator",
+    "api",
+    "developers",
+    "docs",
+    "login",
+    "logout",
+    "moderator",
+    "root",
+    "signup",
+    "static",
+    "staff",
+    "support",
+    "system",
+    "thingyard",
+    "users",
+}
 
 
 class User(AbstractUser):

@@ -3,10 +3,13 @@
 Views stay thin: parse → selector → one service call → serialise (STYLE.md).
 """
 from django.conf import settings
+from django.http import QueryDict
 from rest_framework.response import Response
 
 from apps.core.exceptions import ValidationFailed
 from apps.core.handlers import _flatten_drf_detail
+from apps.core.pagination import LinkHeaderPagination
+from apps.core.parsers import form_to_dict
 
 
 def ok() -> Response:
@@ -19,6 +22,9 @@ def parse_input(serializer_class, request, *, partial: bool = False, context: di
     data = request.data
     if data is None:
         data = {}
+    elif isinstance(data, QueryDict):
+        # DRF answers an empty form-labelled body with an empty QueryDict before any parser runs.
+        data = form_to_dict(data)
     serializer = serializer_class(data=data, partial=partial, context={"request": request, **(context or {})})
     if not serializer.is_valid():
         errors = _flatten_drf_detail(serializer.errors)
@@ -30,8 +36,6 @@ def parse_input(serializer_class, request, *, partial: bool = False, context: di
 
 def paginated_response(request, queryset, serializer_class, *, view=None, context: dict | None = None) -> Response:
     """A page of `queryset` as a JSON array, with the Link header (DECISIONS.md: Pagination)."""
-    from apps.core.pagination import LinkHeaderPagination
-
     paginator = LinkHeaderPagination()
     page = paginator.paginate_queryset(queryset, request, view=view)
     data = serializer_class(page, many=True, context={"request": request, **(context or {})}).data

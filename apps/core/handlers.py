@@ -1,10 +1,13 @@
 """One renderer for every API error (DECISIONS.md: Errors)."""
 import logging
+import math
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
+from rest_framework.views import set_rollback
 
 from apps.core.exceptions import SHORT_REASONS, DomainError, RateLimited
 
@@ -17,6 +20,7 @@ _DRF_TYPES = {
     404: "NOT_FOUND",
     405: "METHOD_NOT_ALLOWED",
     406: "NOT_ACCEPTABLE",
+    413: "PAYLOAD_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
     429: "RATE_LIMITED",
 }
@@ -58,6 +62,8 @@ def _flatten_drf_detail(detail):
 
 
 def exception_handler(exc, context):
+    """DRF's EXCEPTION_HANDLER: every exception raised in an API view becomes DECISIONS.md's body."""
+    set_rollback()  # as DRF's own handler does: an error answer never commits a half-done request
     if isinstance(exc, RateLimited):
         return error_response(429, exc.message, exc.error_type, headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, DomainError):
@@ -66,6 +72,11 @@ def exception_handler(exc, context):
         return error_response(404, None, "NOT_FOUND")
     if isinstance(exc, DjangoPermissionDenied):
         return error_response(403, None, "FORBIDDEN")
+    if isinstance(exc, RequestDataTooBig):
+        return error_response(413, "Request body too large", "PAYLOAD_TOO_LARGE")
+    if isinstance(exc, SuspiciousOperation):
+        # DECISIONS.md: bad input is never a 500 (a too-many-fields form, a malformed multipart body …).
+        return error_response(400, "Bad Request", "BAD_REQUEST")
     if isinstance(exc, drf.ValidationError):
         errors = _flatten_drf_detail(exc.detail)
         first = next(iter(errors.values()), ["Invalid input"])
@@ -73,18 +84,25 @@ def exception_handler(exc, context):
         message = f"{field}: {first[0]}" if field and field != "non_field_errors" else first[0]
         return error_response(400, message, "VALIDATION_FAILED", errors)
     if isinstance(exc, drf.Throttled):
-        wait = int(exc.wait or 0)
-        return error_response(429, "Rate limit exceeded", "RATE_LIMITED", headers={"Retry-After": str(wait)})
+        wait = max(1, math.ceil(exc.wait or 0))
+        message = f"API rate limit exceeded. Try again in {wait} seconds."
+        return error_response(429, message, "RATE_LIMITED", headers={"Retry-After": str(wait)})
     if isinstance(exc, drf.APIException):
-        status = exc.status_code
-        if status == 403 and isinstance(exc, drf.NotAuthenticated):
-            status = 401
-        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
-        headers = {}
-        if isinstance(exc, drf.MethodNotAllowed):
-            view = context.get("view")
-            if view is not None:
-                headers["Allow"] = ", ".join(view.allowed_methods)
-        return error_response(status, str(detail), _DRF_TYPES.get(status, "ERROR"), headers=headers)
-    log.exception("Unhandled API exception", exc_info=exc)
+        return _api_exception_response(exc)
+    # DECISIONS.md: never an HTML page, in DEBUG too; the traceback goes to the log instead.
+    request = context.get("request")
+    log.error("Unhandled exception in API view %s", getattr(request, "path", "?"), exc_info=exc)
     return error_response(500, "Internal Server Error", "INTERNAL_ERROR")
+
+
+def _api_exception_response(exc: drf.APIException) -> Response:
+    status = exc.status_code
+    if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
+        # DRF downgrades these to 403 on views without an authenticate header; a missing or bad token is
+        # always 401 here (DECISIONS.md: Requests).
+        status = 401
+    # Our own APIException subclasses (e.g. the parser's MalformedJSON) name their type.
+    error_type = getattr(exc, "error_type", None) or _DRF_TYPES.get(status, "ERROR")
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    # MethodNotAllowed needs no Allow here: DRF's finalize_response puts Allow on every response.
+    return error_response(status, str(detail), error_type)

@@ -1,8 +1,82 @@
-from rest_framework.pagination import PageNumberPagination
+"""Pagination (spec §1, DECISIONS.md: Pagination): `page` and `per_page`, a JSON array, a Link header.
+
+Out-of-range values are clamped rather than refused, so a client walking pages never falls off the end;
+values that are not numbers are a 400. Costs one COUNT and one SELECT whatever the page size.
+"""
+from django.core.paginator import Paginator
+from rest_framework.pagination import BasePagination
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+
+from apps.core.exceptions import ValidationFailed
+
+DEFAULT_PER_PAGE = 30
+MAX_PER_PAGE = 100
 
 
-class LinkHeaderPagination(PageNumberPagination):
-    """Placeholder: completed by the API-conventions work (Link header, clamping)."""
+class LinkHeaderPagination(BasePagination):
+    page_query_param = "page"
+    per_page_query_param = "per_page"
 
-    page_size_query_param = "per_page"
-    max_page_size = 100
+    def paginate_queryset(self, queryset, request, view=None):
+        per_page = _clamp(_int_param(request, self.per_page_query_param, DEFAULT_PER_PAGE), 1, MAX_PER_PAGE)
+        number = _int_param(request, self.page_query_param, 1)
+        paginator = Paginator(queryset, per_page)  # counts once, lazily, then caches the count
+        self.page = paginator.page(_clamp(number, 1, paginator.num_pages))
+        self.request = request
+        return list(self.page.object_list)
+
+    def get_paginated_response(self, data):
+        return Response(data, headers={"Link": self.link_header()})
+
+    def link_header(self) -> str:
+        """GitHub style: rel first and last always, prev and next where such a page exists."""
+        page = self.page
+        links = [("first", 1)]
+        if page.has_previous():
+            links.append(("prev", page.previous_page_number()))
+        if page.has_next():
+            links.append(("next", page.next_page_number()))
+        links.append(("last", page.paginator.num_pages))
+        # The request's own absolute URL keeps every other query parameter (filters, per_page, callback).
+        url = self.request.build_absolute_uri()
+        return ", ".join(
+            f'<{replace_query_param(url, self.page_query_param, n)}>; rel="{rel}"' for rel, n in links
+        )
+
+    def get_paginated_response_schema(self, schema):
+        return schema  # the body is the bare array; the links travel in the header
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            _schema_parameter(self.page_query_param, "Page number, from 1 (clamped to the last page)."),
+            _schema_parameter(
+                self.per_page_query_param,
+                f"Items per page, {DEFAULT_PER_PAGE} by default, at most {MAX_PER_PAGE}.",
+            ),
+        ]
+
+
+def _int_param(request, name: str, default: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        message = "A valid integer is required."
+        raise ValidationFailed(f"{name}: {message}", errors={name: [message]}) from None
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(value, high))
+
+
+def _schema_parameter(name: str, description: str) -> dict:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "description": description,
+        "schema": {"type": "integer"},
+    }

@@ -6,7 +6,8 @@ from django.http import HttpResponse
 from apps.core.handlers import error_body
 
 
-def _json_error(status: int, message: str, error_type: str) -> HttpResponse:
+def json_error(status: int, message: str, error_type: str) -> HttpResponse:
+    """DECISIONS.md's error body outside DRF (middleware, Django's error handlers)."""
     body = error_body(status, message, error_type)
     response = HttpResponse(json.dumps(body), status=status, content_type="application/json")
     response["X-Error"] = body["error"]
@@ -14,16 +15,16 @@ def _json_error(status: int, message: str, error_type: str) -> HttpResponse:
 
 
 def not_found(request, exception=None):
-    return _json_error(404, "Not Found", "NOT_FOUND")
+    return json_error(404, "Not Found", "NOT_FOUND")
 
 
 def server_error(request):
-    return _json_error(500, "Internal Server Error", "INTERNAL_ERROR")
+    return json_error(500, "Internal Server Error", "INTERNAL_ERROR")
 
 
 def bad_request(request, exception=None):
-    return _json_error(400, "Bad Request", "BAD_REQUEST")
+    return json_error(400, "Bad Request", "BAD_REQUEST")
 
 
 def permission_denied(request, exception=None):
-    return _json_error(403, "Forbidden", "FORBIDDEN")
+    return json_error(403, "Forbidden", "FORBIDDEN")

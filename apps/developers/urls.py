@@ -1,1 +1,24 @@
-urlpatterns: list = []
+from django.urls import path
+
+from apps.developers import views
+
+app_name = "developers"
+
+urlpatterns = [
+    path("developers/apps/", views.ApplicationListView.as_view(), name="app-list"),
+    path("developers/apps/new", views.ApplicationCreateView.as_view(), name="app-new"),
+    path("developers/apps/<int:pk>/", views.ApplicationDetailView.as_view(), name="app-detail"),
+    path("developers/apps/<int:pk>/secret", views.ApplicationSecretRotateView.as_view(), name="app-secret"),
+    path(
+        "developers/apps/<int:pk>/webhook-secret",
+        views.ApplicationWebhookSecretRotateView.as_view(),
+        name="app-webhook-secret",
+    ),
+    path(
+        "developers/apps/<int:pk>/readonly-token",
+        views.ApplicationReadonlyTokenView.as_view(),
+        name="app-readonly-token",
+    ),
+    path("developers/apps/<int:pk>/submit", views.ApplicationSubmitView.as_view(), name="app-submit"),
+    path("developers/apps/<int:pk>/delete", views.ApplicationDeleteView.as_view(), name="app-delete"),
+]

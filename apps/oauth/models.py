@@ -45,6 +45,13 @@ class Application(AbstractApplication):
     def is_approved(self) -> bool:
         return self.approval_state == self.Approval.APPROVED
 
+    def allows_grant_type(self, *grant_types) -> bool:
+        # DOT keeps one grant type per app; every Thingyard app may use code (+ refresh), and Web and
+        # Thing apps the implicit grant too (spec §5), whatever `authorization_grant_type` says.
+        from apps.oauth.rules import application_grant_types
+
+        return bool(application_grant_types(app_type=self.app_type) & set(grant_types))
+
 
 class AppAuthorization(models.Model):
     """A user's consent to an app: counts toward the 10-user limit and lists the user's authorized apps."""
@@ -57,3 +64,22 @@ class AppAuthorization(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["application", "user"], name="oauth_appauth_unique")]
+
+
+class AuthorizationCodeUse(models.Model):
+    """An authorization code already exchanged, so a replay can revoke what it minted (RFC 6749 §4.1.2)."""
+
+    code_checksum = models.CharField(max_length=64, unique=True)  # sha256 of the code, never the code
+    application = models.ForeignKey(
+        settings.OAUTH2_PROVIDER_APPLICATION_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    access_token = models.ForeignKey(
+        settings.OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    # The refresh-token family minted with it: rotation replaces the access token, the family stays.
+    token_family = models.UUIDField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)

@@ -1,5 +1,82 @@
+"""Thingyard's oauthlib request validator (DOT's supported extension point)."""
+from oauth2_provider.models import AbstractApplication, get_grant_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
+from oauthlib.oauth2.rfc6749 import errors
+
+from apps.oauth import selectors, services
 
 
 class ThingyardOAuth2Validator(OAuth2Validator):
-    """Placeholder: completed by the OAuth provider work (grant types per app type, PKCE, 10-user limit)."""
+    """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay."""
+
+    def validate_response_type(self, client_id, response_type, client, request, *args, **kwargs):
+        # spec §5: `code` (default) or `token`; implicit only for Web and Thing apps (model rule).
+        if response_type == "code":
+            return client.allows_grant_type(AbstractApplication.GRANT_AUTHORIZATION_CODE)
+        if response_type == "token":
+            return client.allows_grant_type(AbstractApplication.GRANT_IMPLICIT)
+        return False
+
+    def validate_user(self, username, password, client, request, *args, **kwargs):
+        # No password grant (spec §5: users go through a browser). Refusing before checking the
+        # password keeps the token endpoint from telling right passwords from wrong ones.
+        return False
+
+    def is_pkce_required(self, client_id, request):
+        # DECISIONS.md: PKCE is never required of confidential clients; public ones cannot keep a secret.
+        client = self._load_application(client_id, request)
+        return client is not None and client.client_type == AbstractApplication.CLIENT_PUBLIC
+
+    def save_authorization_code(self, client_id, code, request, *args, **kwargs):
+        # Metadata advertises S256 only; `plain` (also oauthlib's default when the method is omitted)
+        # gives no protection against a stolen code.
+        if request.code_challenge and request.code_challenge_method != "S256":
+            raise errors.InvalidRequestError(
+                description='Unsupported code_challenge_method; use "S256".', request=request
+            )
+        super().save_authorization_code(client_id, code, request, *args, **kwargs)
+
+    def validate_code(self, client_id, code, client, request, *args, **kwargs):
+        if not super().validate_code(client_id, code, client, request, *args, **kwargs):
+            if not get_grant_model().objects.filter(code=code, application=client).exists():
+                services.authorization_code_replay_revoke(code=code, application=client)
+            return False
+        # spec §8: a code never mints a token for a user the unapproved app was not allowed to serve.
+        return selectors.application_can_issue_token(application=client, user=request.user)
+
+    def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
+        if not super().validate_refresh_token(refresh_token, client, request, *args, **kwargs):
+            return False
+        return selectors.application_can_issue_token(application=client, user=request.user)
+
+    def _create_access_token(self, expires, request, token, source_refresh_token=None):
+        access_token = super()._create_access_token(expires, request, token, source_refresh_token)
+        request.thingyard_access_token = access_token
+        return access_token
+
+    def _save_bearer_token(self, token, request, *args, **kwargs):
+        # Last line of defence for spec §8 (the authorize view and validate_* already checked).
+        if request.user is not None and request.client is not None:
+            if not selectors.application_can_issue_token(application=request.client, user=request.user):
+                if request.grant_type in ("authorization_code", "refresh_token"):
+                    raise errors.InvalidGrantError(request=request)
+                raise errors.AccessDeniedError(request=request)
+        super()._save_bearer_token(token, request, *args, **kwargs)
+        if request.grant_type == "authorization_code":
+            # Claim the code inside the token's transaction: of two concurrent exchanges only one
+            # deletes the grant row; the other raises and its token is rolled back.
+            grants = get_grant_model().objects.filter(code=request.code, application=request.client)
+            claimed, _ = grants.delete()
+            if not claimed:
+                raise errors.InvalidGrantError(request=request)
+            request.thingyard_code_claimed = True
+            services.authorization_code_record_use(
+                code=request.code,
+                application=request.client,
+                access_token=getattr(request, "thingyard_access_token", None),
+            )
+
+    def invalidate_authorization_code(self, client_id, code, request, *args, **kwargs):
+        if getattr(request, "thingyard_code_claimed", False):
+            return  # already deleted in _save_bearer_token
+        super().invalidate_authorization_code(client_id, code, request, *args, **kwargs)

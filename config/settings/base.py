@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.oauth",
     "apps.developers",
+    "apps.demo",
     "oauth2_provider",
 ]
 
@@ -150,7 +151,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.LinkHeaderPagination",
     "PAGE_SIZE": 30,
     "EXCEPTION_HANDLER": "apps.core.handlers.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "apps.core.schema.ApiAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "URL_FORMAT_OVERRIDE": None,
     "FORMAT_SUFFIX_KWARG": None,

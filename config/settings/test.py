@@ -16,3 +16,5 @@ API_BASE_URL = AUTH_BASE_URL = SITE_URL = "http://testserver"
 ALLOW_PRIVATE_WEBHOOK_URLS = False
 SECURE_SSL_REDIRECT = False
 # AWS_S3_ENDPOINT_URL is set by the test session once moto's server is listening (tests/conftest.py).
+# No collectstatic in tests: WhiteNoise looks files up through the finders on demand.
+WHITENOISE_AUTOREFRESH = True

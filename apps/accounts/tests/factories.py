@@ -15,3 +15,31 @@ class UserFactory(factory.django.DjangoModelFactory):
     bio = "Makes things."
     location = "Earth"
     password = factory.django.Password("pass-word-123")
+
+
+class EventFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "accounts.Event"
+
+    recipient = factory.SubFactory(UserFactory)
+    actor = factory.SubFactory(UserFactory)
+    kind = "like"
+    target_type = "thing"
+    target_id = 1
+
+
+class MessageFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "accounts.Message"
+
+    sender = factory.SubFactory(UserFactory)
+    recipient = factory.SubFactory(UserFactory)
+    body = "Hello"
+
+
+class FollowFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "accounts.Follow"
+
+    follower = factory.SubFactory(UserFactory)
+    followed = factory.SubFactory(UserFactory)

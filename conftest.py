@@ -1,4 +1,4 @@
-"""Session-wide test fixtures: moto's S3 server on loopback, token clients, factories."""
+"""Test fixtures for the whole suite (tests/ and apps/*/tests/): moto S3 on loopback, token clients."""
 import socket
 
 import boto3

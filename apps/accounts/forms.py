@@ -1,0 +1,56 @@
+"""Forms of the site pages. They check shape only; the services decide (same rules as the API)."""
+
+from django import forms
+
+from apps.accounts import rules
+from apps.core.licenses import USER_LICENSE_CHOICES
+
+
+class SignupForm(forms.Form):
+    username = forms.CharField(
+        max_length=rules.USERNAME_MAX_LENGTH,
+        help_text="Letters, digits, underscores and dashes. This is your public name.",
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    email = forms.EmailField(widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+    password1 = forms.CharField(
+        label="Password", strip=False, widget=forms.PasswordInput(attrs={"autocomplete": "new-password"})
+    )
+    password2 = forms.CharField(
+        label="Password again",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("password1") and data.get("password2") and data["password1"] != data["password2"]:
+            self.add_error("password2", "The two passwords do not match.")
+        return data
+
+
+class ProfileForm(forms.Form):
+    """The fields PATCH /users/{username}/ changes (spec §2), edited from /account/."""
+
+    first_name = forms.CharField(required=False, max_length=rules.PROFILE_FIELD_MAX_LENGTHS["first_name"])
+    last_name = forms.CharField(required=False, max_length=rules.PROFILE_FIELD_MAX_LENGTHS["last_name"])
+    location = forms.CharField(required=False, max_length=rules.PROFILE_FIELD_MAX_LENGTHS["location"])
+    bio = forms.CharField(
+        required=False,
+        max_length=rules.PROFILE_FIELD_MAX_LENGTHS["bio"],
+        widget=forms.Textarea(attrs={"rows": 5}),
+    )
+    default_license = forms.ChoiceField(choices=USER_LICENSE_CHOICES, label="Default license for new Things")
+
+
+def apply_errors(form: forms.Form, errors: dict | None) -> None:
+    """Show a service's ValidationFailed field errors on the form."""
+    for field, messages in (errors or {}).items():
+        for message in messages:
+            form.add_error(field if field in form.fields else None, message)
+
+
+class SuspendForm(forms.Form):
+    """The admin's intermediate page for the "Suspend users" action."""
+
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000)

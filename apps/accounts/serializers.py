@@ -1,0 +1,163 @@
+"""User output shapes (spec §2 + DECISIONS.md: User) and the inputs of the users endpoints."""
+
+import re
+from datetime import UTC, datetime
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.accounts import links, rules
+from apps.core.licenses import USER_LICENSE_CHOICES
+
+
+class UserSummarySerializer(serializers.Serializer):
+    """DECISIONS.md: the `creator`/`user` summary other resources embed. Other apps import this."""
+
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(source="username", read_only=True)
+    first_name = serializers.CharField(read_only=True)
+    last_name = serializers.CharField(read_only=True)
+    url = serializers.SerializerMethodField()
+    public_url = serializers.SerializerMethodField()
+    thumbnail = serializers.SerializerMethodField()
+
+    def get_url(self, user) -> str:
+        return links.user_api_url(user)
+
+    def get_public_url(self, user) -> str:
+        return links.user_public_url(user)
+
+    def get_thumbnail(self, user) -> str:
+        return links.user_thumbnail_url(user)
+
+
+class UserSerializer(UserSummarySerializer):
+    """The user object (spec §2). `email` and `default_license` only when the viewer is the user."""
+
+    OWNER_ONLY = ("email", "default_license")
+
+    full_name = serializers.CharField(read_only=True)
+    cover_image = serializers.SerializerMethodField()
+    bio = serializers.CharField(read_only=True)
+    location = serializers.CharField(read_only=True)
+    registered = serializers.SerializerMethodField()
+    last_active = serializers.SerializerMethodField()
+    things = serializers.SerializerMethodField()
+    copies = serializers.SerializerMethodField()
+    likes = serializers.SerializerMethodField()
+    things_url = serializers.SerializerMethodField()
+    copies_url = serializers.SerializerMethodField()
+    likes_url = serializers.SerializerMethodField()
+    email = serializers.EmailField(read_only=True, help_text="Only for the user themselves.")
+    default_license = serializers.CharField(read_only=True, help_text="Only for the user themselves.")
+
+    def get_cover_image(self, user) -> str:
+        return links.user_cover_url(user)
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_registered(self, user):
+        return links.iso8601(user.date_joined)
+
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_last_active(self, user):
+        return links.iso8601(user.last_active)
+
+    # spec §2: things, copies and likes are the API URLs of those lists; DECISIONS.md adds *_url twins.
+    def get_things(self, user) -> str:
+        return links.user_api_url(user, "things")
+
+    def get_copies(self, user) -> str:
+        return links.user_api_url(user, "copies")
+
+    def get_likes(self, user) -> str:
+        return links.user_api_url(user, "likes")
+
+    get_things_url = get_things
+    get_copies_url = get_copies
+    get_likes_url = get_likes
+
+    def to_representation(self, user):
+        data = super().to_representation(user)
+        viewer = self.context.get("viewer")
+        if viewer is None or viewer.pk != user.pk:
+            for field in self.OWNER_ONLY:
+                data.pop(field, None)
+        return data
+
+
+class StrictCharField(serializers.CharField):
+    """A string and only a string: DRF's CharField would quietly turn 42 into "42" (spec: strings)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+def _profile_field(name: str) -> StrictCharField:
+    return StrictCharField(required=False, allow_blank=True, max_length=rules.PROFILE_FIELD_MAX_LENGTHS[name])
+
+
+class UserUpdateInput(serializers.Serializer):
+    """spec §4.1 PATCH /users/{username}/: all optional strings. Unknown keys are ignored."""
+
+    first_name = _profile_field("first_name")
+    last_name = _profile_field("last_name")
+    bio = _profile_field("bio")
+    location = _profile_field("location")
+    default_license = serializers.ChoiceField(
+        choices=USER_LICENSE_CHOICES, required=False, help_text="A user license code (spec §2)."
+    )
+
+
+_TIMESTAMP_RE = re.compile(
+    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?P<tz>[Zz]|[+-]\d{2}:?\d{2})?$"
+)
+# A `+` left unencoded in a query string arrives as a space: `...T12:00:00 01:00` meant `+01:00`.
+_SPACE_OFFSET_RE = re.compile(r" (\d{2}:?\d{2})$")
+
+
+def parse_timestamp(raw: str) -> datetime | None:
+    """An aware datetime from the spec's timestamp format, or None when it is not one."""
+    text = _SPACE_OFFSET_RE.sub(r"+\1", raw.strip())
+    match = _TIMESTAMP_RE.match(text)
+    if match is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:  # well-shaped but impossible, e.g. month 13 or offset +25:00
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)  # spec §4.1: the timestamp is UTC
+    return value
+
+
+@extend_schema_field(OpenApiTypes.DATETIME)
+class TimestampField(serializers.Field):
+    """spec §4.1 event-count: `YYYY-MM-DDThh:mm:ssTZD`, TZD being `Z` or `±hh:mm` (naive means UTC)."""
+
+    default_error_messages = {
+        "invalid": "Use the format YYYY-MM-DDThh:mm:ssTZD, e.g. 2026-11-20T12:00:00+00:00."
+    }
+
+    def to_internal_value(self, data):
+        value = parse_timestamp(data) if isinstance(data, str) else None
+        if value is None:
+            self.fail("invalid")
+        return value
+
+    def to_representation(self, value):
+        return links.iso8601(value)
+
+
+class UserEventCountInput(serializers.Serializer):
+    timestamp = TimestampField(required=False, help_text="Count events after this time; all when absent.")
+
+
+class CountSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+
+
+class OkSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(default=True)

@@ -1,0 +1,123 @@
+"""PATCH /users/{username}/ (spec §4.1: first_name, last_name, bio, location, default_license)."""
+
+import json
+
+import pytest
+
+from apps.accounts.tests.helpers import assert_error, assert_unauthorized
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_updates_the_given_fields_and_returns_the_user(api, user):
+    response = api.patch(
+        "/users/me/", {"first_name": "Ada", "bio": "Prints gears.", "default_license": "cc-nc"}, format="json"
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["first_name"], body["bio"], body["default_license"]) == ("Ada", "Prints gears.", "cc-nc")
+    user.refresh_from_db()
+    assert (user.first_name, user.bio, user.default_license, user.location) == (
+        "Ada",
+        "Prints gears.",
+        "cc-nc",
+        "Earth",
+    )
+
+
+def test_it_works_by_name_and_without_the_trailing_slash(api, user):
+    response = api.patch(f"/users/{user.username}", {"location": "Mars"}, format="json")
+    assert response.status_code == 200
+    user.refresh_from_db()
+    assert user.location == "Mars"
+
+
+def test_fields_can_be_cleared(api, user):
+    assert api.patch("/users/me/", {"bio": "", "location": ""}, format="json").status_code == 200
+    user.refresh_from_db()
+    assert (user.bio, user.location) == ("", "")
+
+
+def test_json_labelled_as_a_form_is_read_as_json(api, user):
+    # DECISIONS.md (compat): clients send JSON with a form content type.
+    response = api.patch(
+        "/users/me/", json.dumps({"last_name": "Lovelace"}), content_type="application/x-www-form-urlencoded"
+    )
+    assert response.status_code == 200
+    user.refresh_from_db()
+    assert user.last_name == "Lovelace"
+
+
+@pytest.mark.parametrize("body", ["", "null", "{}"])
+def test_an_empty_body_changes_nothing(api, user, body):
+    response = api.generic("PATCH", "/users/me/", body, content_type="application/json")
+    assert response.status_code == 200
+    assert response.json()["bio"] == "Makes things."
+
+
+def test_unknown_fields_are_ignored(api, user):
+    response = api.patch(
+        "/users/me/", {"name": "renamed", "email": "x@evil.test", "bio": "ok"}, format="json"
+    )
+    assert response.status_code == 200
+    user.refresh_from_db()
+    assert (user.username, user.bio) == (response.json()["name"], "ok")
+    assert user.email != "x@evil.test"
+
+
+def test_an_unknown_license_is_400(api, user):
+    body = assert_error(
+        api.patch("/users/me/", {"default_license": "cc-by"}, format="json"), 400, "VALIDATION_FAILED"
+    )
+    assert list(body["errors"]) == ["default_license"]
+    user.refresh_from_db()
+    assert user.default_license == "cc-sa"
+
+
+@pytest.mark.parametrize(
+    "field,limit", [("first_name", 150), ("last_name", 150), ("bio", 4000), ("location", 100)]
+)
+def test_over_long_fields_are_400(api, user, field, limit):
+    assert api.patch("/users/me/", {field: "x" * limit}, format="json").status_code == 200
+    body = assert_error(api.patch("/users/me/", {field: "x" * (limit + 1)}, format="json"), 400)
+    assert list(body["errors"]) == [field]
+
+
+@pytest.mark.parametrize("value", [42, ["a"], {"a": 1}, True, None])
+def test_a_non_string_bio_is_400(api, user, value):
+    body = assert_error(api.patch("/users/me/", {"bio": value}, format="json"), 400, "VALIDATION_FAILED")
+    assert list(body["errors"]) == ["bio"]
+    user.refresh_from_db()
+    assert user.bio == "Makes things."
+
+
+def test_a_nul_character_is_400_not_500(api):
+    assert_error(api.patch("/users/me/", {"location": "a\x00b"}, format="json"), 400)
+
+
+@pytest.mark.parametrize("raw", ['{"bio": ', '["bio"]', '"bio"', "{'bio': 1}"])
+def test_a_malformed_or_non_object_body_is_400(api, raw):
+    assert_error(api.generic("PATCH", "/users/me/", raw, content_type="application/json"), 400)
+
+
+def test_anonymous_is_401(anon_client, user):
+    assert_unauthorized(anon_client.patch(f"/users/{user.username}/", {"bio": "x"}, format="json"))
+
+
+def test_another_users_profile_is_403(api, other_user):
+    assert_error(
+        api.patch(f"/users/{other_user.username}/", {"bio": "hacked"}, format="json"), 403, "FORBIDDEN"
+    )
+    other_user.refresh_from_db()
+    assert other_user.bio == "Makes things."
+
+
+def test_an_unknown_user_is_404(api):
+    assert_error(api.patch("/users/nobody-here/", {"bio": "x"}, format="json"), 404)
+
+
+def test_query_count(api, django_assert_num_queries):
+    api.get("/users/me/")  # warm-up: the once-per-5-minutes last_active write
+    # 1: the token with its user and application; 2: UPDATE of the changed columns.
+    with django_assert_num_queries(2):
+        assert api.patch("/users/me/", {"bio": "New"}, format="json").status_code == 200

@@ -1,0 +1,137 @@
+"""Site pages: /@<username>, /signup/, /account/ (session login; they call the same services as the API)."""
+
+import pytest
+from django.core import mail
+from django.test import Client
+
+from apps.accounts.models import User
+from apps.accounts.tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def browser(user):
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+# --- /@<username> ----------------------------------------------------------------------------------
+
+
+def test_the_public_profile_shows_name_bio_and_location(client, user):
+    response = client.get(f"/@{user.username}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert user.username in html and "Makes things." in html and "Earth" in html
+    assert "/static/accounts/default-avatar.png" in html
+    assert "Registered" in html
+
+
+def test_the_public_profile_escapes_the_bio(client):
+    victim = UserFactory(bio="<script>alert(1)</script>")
+    html = client.get(f"/@{victim.username}").content.decode()
+    assert "<script>alert(1)" not in html
+
+
+def test_an_unknown_profile_is_404(client):
+    assert client.get("/@nobody-here").status_code == 404
+
+
+# --- /signup/ --------------------------------------------------------------------------------------
+
+
+def _signup(client, **overrides):
+    data = {
+        "username": "newbie",
+        "email": "newbie@example.com",
+        "password1": "correct horse 42",
+        "password2": "correct horse 42",
+        **overrides,
+    }
+    return client.post("/signup/", data)
+
+
+def test_signup_creates_the_account_logs_in_and_goes_to_the_account_page(client):
+    assert client.get("/signup/").status_code == 200
+    response = _signup(client)
+    assert response.status_code == 302
+    assert response["Location"] == "/account/"
+    user = User.objects.get(username="newbie")
+    assert client.session["_auth_user_id"] == str(user.pk)
+
+
+def test_signup_follows_a_local_next(client):
+    response = _signup(client, next="/login/oauth/authorize?client_id=abc")
+    assert response["Location"] == "/login/oauth/authorize?client_id=abc"
+
+
+def test_signup_ignores_a_foreign_next(client):
+    assert _signup(client, next="https://evil.example/").get("Location") == "/account/"
+
+
+@pytest.mark.parametrize("username", ["me", "Unread-Message-Count", "bad name!"])
+def test_signup_rejects_reserved_and_malformed_names(client, username):
+    response = _signup(client, username=username)
+    assert response.status_code == 400
+    assert not User.objects.filter(username=username).exists()
+
+
+def test_signup_rejects_a_name_taken_in_another_case(client, user):
+    response = _signup(client, username=user.username.upper())
+    assert response.status_code == 400
+    assert b"already exists" in response.content
+
+
+def test_signup_rejects_mismatched_and_weak_passwords(client):
+    assert _signup(client, password2="other horse 42").status_code == 400
+    assert _signup(client, password1="123", password2="123").status_code == 400
+    assert not User.objects.filter(username="newbie").exists()
+
+
+# --- /account/ -------------------------------------------------------------------------------------
+
+
+def test_the_account_page_needs_a_login(client):
+    response = client.get("/account/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/?next=/account/")
+
+
+def test_the_account_page_links_apps_and_the_developer_portal(browser, user):
+    html = browser.get("/account/").content.decode()
+    assert user.username in html
+    assert 'href="/account/apps"' in html and 'href="/developers/apps/"' in html
+
+
+def test_the_account_page_saves_the_profile(browser, user):
+    data = {
+        "first_name": "Ada",
+        "last_name": "L",
+        "location": "London",
+        "bio": "Hi",
+        "default_license": "gpl",
+    }
+    response = browser.post("/account/", data)
+    assert response.status_code == 302
+    user.refresh_from_db()
+    assert (user.first_name, user.location, user.default_license) == ("Ada", "London", "gpl")
+
+
+def test_the_account_page_rejects_an_unknown_license(browser, user):
+    response = browser.post("/account/", {"default_license": "nope", "bio": "x"})
+    assert response.status_code == 400
+    user.refresh_from_db()
+    assert user.default_license == "cc-sa"
+
+
+def test_the_account_page_sends_the_verification_mail(browser, user):
+    response = browser.post("/account/verify-email")
+    assert response.status_code == 302
+    assert mail.outbox[0].to == [user.email]
+
+
+def test_pages_answer_in_both_slash_forms(client, user):
+    assert client.get("/signup").status_code == 200
+    assert client.get(f"/@{user.username}/").status_code == 200

@@ -1,0 +1,120 @@
+"""API endpoints of spec §4.1 that need only users: parse → selector → one service → serialise."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts import selectors, services
+from apps.accounts.serializers import (
+    CountSerializer,
+    OkSerializer,
+    UserEventCountInput,
+    UserSerializer,
+    UserUpdateInput,
+)
+from apps.core.api import ok, parse_input
+from apps.core.exceptions import ValidationFailed
+from apps.core.handlers import _flatten_drf_detail
+
+USERNAME_PARAM = OpenApiParameter(
+    "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
+)
+
+
+def _user_response(request, user, status=200) -> Response:
+    return Response(
+        UserSerializer(user, context={"request": request, "viewer": request.user}).data, status=status
+    )
+
+
+def _parse_query(serializer_class, request) -> dict:
+    """parse_input for query parameters: same 400 VALIDATION_FAILED body."""
+    serializer = serializer_class(data=request.query_params)
+    if not serializer.is_valid():
+        errors = _flatten_drf_detail(serializer.errors)
+        field, messages = next(iter(errors.items()))
+        raise ValidationFailed(f"{field}: {messages[0]}", errors=errors)
+    return serializer.validated_data
+
+
+class UserDetailView(APIView):
+    """/users/{username}/: read, change and delete a user (spec §4.1)."""
+
+    @extend_schema(parameters=[USERNAME_PARAM], responses=UserSerializer, summary="Get a user")
+    def get(self, request, username):
+        user = selectors.user_get_by_name(username, viewer=request.user)
+        return _user_response(request, user)
+
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        request=UserUpdateInput,
+        responses=UserSerializer,
+        summary="Update own profile",
+    )
+    def patch(self, request, username):
+        # 404/403 before 400: a caller learns nothing about input rules on someone else's profile.
+        user = selectors.user_get_own(username, viewer=request.user)
+        data = parse_input(UserUpdateInput, request, partial=True)
+        user = services.user_update(user=user, data=data)
+        return _user_response(request, user)
+
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        request=None,
+        responses={204: None},
+        summary="Delete own account",
+        description="Restricted: only through an approved application (403 otherwise). Irreversible.",
+    )
+    def delete(self, request, username):
+        user = selectors.user_get_own(username, viewer=request.user)
+        services.user_delete(user=user, application=request.auth.application)
+        return Response(status=204)
+
+
+class UserFollowersView(APIView):
+    """/users/{username}/followers: follow (POST) and unfollow (DELETE) as the token's user."""
+
+    @extend_schema(parameters=[USERNAME_PARAM], request=None, responses=OkSerializer, summary="Follow a user")
+    def post(self, request, username):
+        followed = selectors.user_get_by_name(username, viewer=request.user)
+        services.user_follow(follower=request.user, followed=followed)
+        return ok()
+
+    @extend_schema(
+        parameters=[USERNAME_PARAM], request=None, responses=OkSerializer, summary="Unfollow a user"
+    )
+    def delete(self, request, username):
+        followed = selectors.user_get_by_name(username, viewer=request.user)
+        services.user_unfollow(follower=request.user, followed=followed)
+        return ok()
+
+
+class UserVerifyAccountView(APIView):
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        request=None,
+        responses=OkSerializer,
+        summary="Send a verification e-mail",
+    )
+    def post(self, request, username):
+        user = selectors.user_get_own(username, viewer=request.user)
+        services.user_send_verification(user=user)
+        return ok()
+
+
+class UserEventCountView(APIView):
+    @extend_schema(
+        parameters=[USERNAME_PARAM, UserEventCountInput],
+        responses=CountSerializer,
+        summary="Count own events since a time",
+    )
+    def get(self, request, username):
+        user = selectors.user_get_own(username, viewer=request.user)
+        params = _parse_query(UserEventCountInput, request)
+        return Response({"count": selectors.event_count_since(user=user, since=params.get("timestamp"))})
+
+
+class UnreadMessageCountView(APIView):
+    @extend_schema(responses=CountSerializer, summary="Count the token user's unread messages")
+    def get(self, request):
+        return Response({"count": selectors.unread_message_count(user=request.user)})

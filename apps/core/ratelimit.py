@@ -1,0 +1,93 @@
+"""The API rate limit (spec §8, DECISIONS.md: Rate limit): a fixed window counted atomically in Redis.
+
+300 requests per 5-minute window per (application, user) pair. The counter key carries the window's
+start, so a window's count dies with its key and no reset job is needed. When Redis is unreachable the
+API keeps serving (fails open); without REDIS_URL (local quick start) Django's cache counts instead.
+"""
+import logging
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import redis
+from django.conf import settings
+from django.core.cache import cache
+
+log = logging.getLogger(__name__)
+
+# Redis is on every request's path: a slow Redis must not become a slow API.
+_REDIS_TIMEOUT_SECONDS = 0.25
+_FAILURE_LOG_INTERVAL_SECONDS = 60
+_last_failure_logged = 0.0
+
+
+@dataclass(frozen=True)
+class RateLimitState:
+    limit: int
+    remaining: int
+    reset: int  # epoch seconds when the window ends
+    allowed: bool
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(self.reset),
+        }
+
+    def retry_after(self, now: float | None = None) -> int:
+        return max(1, self.reset - int(now if now is not None else time.time()))
+
+
+def rate_limit_key(*, application_id, user_id) -> str:
+    # An application's read-only token has no user; it gets one bucket of its own (DECISIONS.md: OAuth).
+    return f"ratelimit:{application_id or 'none'}:{user_id or 'app'}"
+
+
+def rate_limit_hit(key: str, *, now: float | None = None) -> RateLimitState:
+    """Count one request against `key` in the current window and say whether it is within the limit."""
+    limit = settings.RATE_LIMIT_REQUESTS
+    window = settings.RATE_LIMIT_WINDOW_SECONDS
+    now = time.time() if now is None else now
+    window_start = int(now) // window * window
+    reset = window_start + window
+    window_key = f"{key}:{window_start}"
+    try:
+        count = _incr_redis(window_key, reset) if settings.REDIS_URL else _incr_cache(window_key, window)
+    except redis.RedisError as exc:
+        _log_failure(exc)
+        return RateLimitState(limit=limit, remaining=limit, reset=reset, allowed=True)
+    return RateLimitState(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit)
+
+
+def _incr_redis(window_key: str, reset: int) -> int:
+    # INCR and EXPIREAT in one MULTI/EXEC: concurrent requests never lose a count, and a key never
+    # outlives its window (a crash between the two commands cannot leave an immortal counter).
+    pipe = _redis_client(settings.REDIS_URL).pipeline(transaction=True)
+    pipe.incr(window_key)
+    pipe.expireat(window_key, reset + 1)
+    count, _ = pipe.execute()
+    return count
+
+
+def _incr_cache(window_key: str, window: int) -> int:
+    # add() only creates the key when missing, so incr() after it is atomic in every Django cache backend.
+    cache.add(window_key, 0, timeout=window + 1)
+    return cache.incr(window_key)
+
+
+@lru_cache(maxsize=4)
+def _redis_client(url: str) -> redis.Redis:
+    # One connection pool per URL for the process (keyed by URL so a settings override gets its own).
+    return redis.Redis.from_url(
+        url, socket_timeout=_REDIS_TIMEOUT_SECONDS, socket_connect_timeout=_REDIS_TIMEOUT_SECONDS
+    )
+
+
+def _log_failure(exc: Exception) -> None:
+    # DECISIONS.md: fail open and say so, but at most once a minute, not once per request.
+    global _last_failure_logged
+    now = time.monotonic()
+    if now - _last_failure_logged >= _FAILURE_LOG_INTERVAL_SECONDS:
+        _last_failure_logged = now
+        log.warning("Rate limiter cannot reach Redis (%s); serving without a limit", exc)

@@ -1,0 +1,117 @@
+"""page / per_page, clamping, the Link header and a constant query count (DECISIONS.md: Pagination)."""
+import re
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import factory
+import pytest
+
+from apps.accounts.models import User
+from apps.accounts.tests.factories import UserFactory
+
+pytestmark = pytest.mark.urls("apps.core.tests.urls")
+
+
+def links(response) -> dict[str, str]:
+    """rel → URL, with the query parameters in a fixed order so tests can compare whole URLs."""
+    out = {}
+    for url, rel in re.findall(r'<([^>]+)>; rel="(\w+)"', response["Link"]):
+        parts = urlsplit(url)
+        query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+        out[rel] = parts._replace(query=query).geturl()
+    return out
+
+
+@pytest.fixture
+def users(api):
+    """The ids of the 45 users in all: the caller, the owner of its application and 43 more."""
+    UserFactory.create_batch(43)
+    return list(User.objects.order_by("id").values_list("id", flat=True))
+
+
+def test_list_is_a_json_array_of_30_by_default(api, users):
+    response = api.get("/users/")
+    assert response.status_code == 200
+    assert [row["id"] for row in response.json()] == users[:30]
+
+
+def test_per_page_and_page_select_the_slice(api, users):
+    response = api.get("/users/?per_page=10&page=3")
+    assert [row["id"] for row in response.json()] == users[20:30]
+
+
+def test_link_header_has_absolute_urls_and_keeps_other_parameters(api, users):
+    response = api.get("/users/?per_page=10&page=3&sort=newest")
+    assert links(response) == {
+        "first": "http://testserver/users/?page=1&per_page=10&sort=newest",
+        "prev": "http://testserver/users/?page=2&per_page=10&sort=newest",
+        "next": "http://testserver/users/?page=4&per_page=10&sort=newest",
+        "last": "http://testserver/users/?page=5&per_page=10&sort=newest",
+    }
+
+
+def test_first_page_has_no_prev_and_last_page_has_no_next(api, users):
+    assert set(links(api.get("/users/?per_page=10"))) == {"first", "next", "last"}
+    assert set(links(api.get("/users/?per_page=10&page=5"))) == {"first", "prev", "last"}
+
+
+def test_single_page_links_only_first_and_last(api):
+    assert links(api.get("/users/")) == {
+        "first": "http://testserver/users/?page=1",
+        "last": "http://testserver/users/?page=1",
+    }
+
+
+@pytest.mark.parametrize(
+    "query, expected_slice",
+    [
+        ("per_page=0", slice(0, 1)),
+        ("per_page=-5", slice(0, 1)),
+        ("per_page=1000", slice(0, 45)),  # clamped to 100, and only 45 exist
+        ("page=0", slice(0, 30)),
+        ("page=-3", slice(0, 30)),
+        ("page=99", slice(30, 45)),  # past the end: the last page
+        ("page=", slice(0, 30)),
+    ],
+)
+def test_out_of_range_values_are_clamped(api, users, query, expected_slice):
+    response = api.get(f"/users/?{query}")
+    assert response.status_code == 200
+    assert [row["id"] for row in response.json()] == users[expected_slice]
+
+
+def test_per_page_above_the_maximum_serves_100(api, user):
+    UserFactory.create_batch(120)
+    response = api.get("/users/?per_page=500")
+    assert len(response.json()) == 100
+    # per_page stays as the client sent it in the links; it means 100 again on the next page
+    assert links(response)["last"] == "http://testserver/users/?page=2&per_page=500"
+
+
+@pytest.mark.parametrize("param", ["page", "per_page"])
+@pytest.mark.parametrize("value", ["two", "1.5", "1e3"])
+def test_non_numbers_are_a_400(api, user, param, value):
+    response = api.get(f"/users/?{param}={value}")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["type"] == "VALIDATION_FAILED"
+    assert body["errors"] == {param: ["A valid integer is required."]}
+    assert response["X-Error"] == body["error"]
+
+
+def test_empty_list_is_an_empty_array_with_links_to_page_1(api):
+    response = api.get("/users/?prefix=nobody&page=4")
+    assert response.json() == []
+    assert links(response) == {
+        "first": "http://testserver/users/?page=1&prefix=nobody",
+        "last": "http://testserver/users/?page=1&prefix=nobody",
+    }
+
+
+@pytest.mark.parametrize("rows", [1, 30])
+def test_query_count_is_the_same_for_1_and_30_rows(api, django_assert_num_queries, rows):
+    UserFactory.create_batch(rows, username=factory.Sequence(lambda n: f"row{n}"))
+    api.get("/users/")  # a user's first call in 5 minutes also writes last_active; keep it out of the count
+    # 1. the token with its user and application, 2. COUNT of the users, 3. SELECT of the page
+    with django_assert_num_queries(3):
+        response = api.get("/users/?prefix=row")
+    assert len(response.json()) == rows

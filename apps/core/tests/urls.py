@@ -1,0 +1,58 @@
+"""A tiny URLconf of test-only API views that exercise the shared conventions (@pytest.mark.urls)."""
+from django.contrib.auth import get_user_model
+from django.urls import path
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.api import paginated_response
+from apps.core.exceptions import PermissionDenied
+from apps.core.permissions import IsAppToken
+
+
+class EchoView(APIView):
+    def get(self, request):
+        return Response({"user": request.user.username})
+
+    def post(self, request):
+        return Response({"data": request.data})
+
+
+class UserRowSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = get_user_model()
+        fields = ["id", "username"]
+
+
+class UserListView(APIView):
+    def get(self, request):
+        users = get_user_model().objects.filter(username__startswith=request.query_params.get("prefix", ""))
+        return paginated_response(request, users.order_by("id"), UserRowSerializer)
+
+
+class ForbiddenView(APIView):
+    def get(self, request):
+        raise PermissionDenied()
+
+
+class CrashView(APIView):
+    def get(self, request):
+        raise RuntimeError("boom")
+
+
+class AppTokenView(APIView):
+    permission_classes = [IsAppToken]
+
+    def get(self, request):
+        return Response({"application": request.auth.application_id})
+
+
+urlpatterns = [
+    path("echo", EchoView.as_view()),
+    path("things/", EchoView.as_view()),
+    path("users/", UserListView.as_view()),
+    path("forbidden", ForbiddenView.as_view()),
+    path("crash", CrashView.as_view()),
+    path("app-only", AppTokenView.as_view()),
+    path("login/oauth/tokeninfo", EchoView.as_view()),
+]

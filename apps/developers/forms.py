@@ -1,0 +1,96 @@
+"""Portal forms: they check input and report the rules' reasons per field; services do the writing."""
+from django import forms
+from oauth2_provider.models import get_application_model
+
+from apps.developers import rules
+
+Application = get_application_model()
+
+CLIENT_TYPE_CHOICES = [
+    (Application.CLIENT_CONFIDENTIAL, "Confidential (a server keeps the client secret)"),
+    (Application.CLIENT_PUBLIC, "Public (Mobile or Desktop app using PKCE, no secret)"),
+]
+
+
+class ApplicationForm(forms.Form):
+    """spec §5 registration fields."""
+
+    name = forms.CharField(max_length=255)
+    description = forms.CharField(
+        max_length=1000, widget=forms.Textarea(attrs={"rows": 3}), help_text="A short description."
+    )
+    app_type = forms.ChoiceField(label="Application type", choices=Application.AppType.choices)
+    info_url = forms.URLField(label="Information URL", max_length=500, assume_scheme="https")
+    application_url = forms.URLField(
+        label="Application URL",
+        max_length=500,
+        required=False,
+        assume_scheme="https",
+        help_text="Required for Web and Thing apps.",
+    )
+    callback_url = forms.URLField(
+        label="Callback URL",
+        max_length=500,
+        assume_scheme="https",
+        help_text="Where users are sent back after authorizing (http or https).",
+    )
+    client_type = forms.ChoiceField(
+        choices=CLIENT_TYPE_CHOICES, initial=Application.CLIENT_CONFIDENTIAL, widget=forms.RadioSelect
+    )
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        blockers = rules.application_registration_blockers(
+            app_type=data["app_type"],
+            info_url=data["info_url"],
+            application_url=data.get("application_url", ""),
+            callback_url=data["callback_url"],
+            client_type=data["client_type"],
+        )
+        for field, messages in blockers.items():
+            for message in messages:
+                self.add_error(field if field in self.fields else None, message)
+        return data
+
+    def add_service_errors(self, errors: dict) -> None:
+        """Show a service's ValidationFailed errors next to the fields they concern."""
+        for field, messages in (errors or {}).items():
+            for message in messages:
+                self.add_error(field if field in self.fields else None, message)
+
+
+class ApplicationEditForm(ApplicationForm):
+    webhook_url = forms.URLField(
+        label="Webhook URL",
+        max_length=500,
+        required=False,
+        assume_scheme="https",
+        help_text="Order events are POSTed here (http or https, public address).",
+    )
+
+    @classmethod
+    def initial_for(cls, application) -> dict:
+        return {
+            "name": application.name,
+            "description": application.description,
+            "app_type": application.app_type,
+            "info_url": application.info_url,
+            "application_url": application.application_url,
+            "callback_url": application.redirect_uris,
+            "client_type": application.client_type,
+            "webhook_url": application.webhook_url,
+        }
+
+    def clean_webhook_url(self):
+        url = self.cleaned_data.get("webhook_url", "")
+        for message in rules.webhook_url_blockers(url):
+            self.add_error("webhook_url", message)
+        return url
+
+
+class RejectForm(forms.Form):
+    """The moderators' reason, shown to the owner on the app's edit page."""
+
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), max_length=2000)

@@ -1,0 +1,53 @@
+import pytest
+from django.test import Client
+
+from apps.accounts.tests.factories import UserFactory
+from apps.oauth.tests.factories import ApplicationFactory
+
+@pytest.fixture
+def owner(db):
+    return UserFactory()
+
+@pytest.fixture
+def other_user(db):
+    return UserFactory()
+
+@pytest.fixture
+def owner_client(owner):
+    client = Client()
+    client.force_login(owner)
+    return client
+
+@pytest.fixture
+def stranger_client(db):
+    client = Client()
+    client.force_login(UserFactory())
+    return client
+
+@pytest.fixture
+def own_app(owner):
+    """A pending app of `owner` (the factory's default is approved)."""
+    return ApplicationFactory(user=owner, approval_state="pending")
+
+@pytest.fixture
+def moderator(db):
+    return UserFactory(is_staff=True, is_superuser=True)
+
+@pytest.fixture
+def moderator_client(moderator):
+    client = Client()
+    client.force_login(moderator)
+    return client
+
+def valid_registration(**overrides) -> dict:
+    data = {
+        "name": "Printer Buddy",
+        "description": "Sends Things to your printer.",
+        "app_type": "web",
+        "info_url": "https://buddy.example.com/about",
+        "application_url": "https://buddy.example.com",
+        "callback_url": "https://buddy.example.com/oauth/callback",
+        "client_type": "confidential",
+    }
+    data.update(overrides)
+    return data
