@@ -13,11 +13,11 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.utils import timezone
-from oauth2_provider.models import get_access_token_model
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from apps.core.ratelimit import rate_limit_hit, rate_limit_key
+from apps.oauth.selectors import access_token_get_active
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,8 @@ class BearerTokenAuthentication(BaseAuthentication):
         raw = token_from_request(request._request)
         if raw is None:
             return None  # anonymous; IsTokenUser answers 401
-        token = _usable_token(raw)
+        # DOT's indexed checksum lookup; expired tokens and suspended users' tokens count as unknown.
+        token = access_token_get_active(token=raw)
         if token is None:
             # DRF's own exception, so DRF marks the request unauthenticated and sends WWW-Authenticate.
             raise AuthenticationFailed("Unauthorized")
@@ -60,19 +61,6 @@ class BearerTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request):
         return "Bearer"
-
-
-def _usable_token(raw: str):
-    if not raw:
-        return None
-    AccessToken = get_access_token_model()
-    # One query: the token with its user and application.
-    token = AccessToken.objects.select_related("user", "application").filter(token=raw).first()
-    if token is None or token.expires <= timezone.now():
-        return None
-    if token.user_id is not None and not token.user.is_active:
-        return None  # a suspended user's tokens stop working at once
-    return token
 
 
 def _note_activity(user) -> None:
