@@ -9,6 +9,7 @@ from django.template.response import TemplateResponse
 from apps.accounts import services
 from apps.accounts.forms import SuspendForm
 from apps.accounts.models import Event, Follow, Message, User
+from apps.core.admin import ReadOnlyAdmin
 from apps.core.exceptions import DomainError
 
 
@@ -115,16 +116,6 @@ class UserAdmin(DjangoUserAdmin):
         for user in queryset:
             services.user_unsuspend(user=user)
         self.message_user(request, f"Unsuspended {queryset.count()} user(s).", messages.SUCCESS)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Records written by the services: moderators inspect and may delete, never hand-craft them."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Follow)

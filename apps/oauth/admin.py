@@ -18,6 +18,7 @@ from oauth2_provider.models import (
     get_refresh_token_model,
 )
 
+from apps.core.admin import ReadOnlyAdmin
 from apps.core.exceptions import ValidationFailed
 from apps.developers import services as developer_services
 from apps.oauth.models import AppAuthorization, AuthorizationCodeUse
@@ -177,22 +178,13 @@ class ApplicationAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/oauth/application/reject_reason.html", context)
 
 
-class _ReadOnlyCredentialAdmin(admin.ModelAdmin):
+class _ReadOnlyCredentialAdmin(ReadOnlyAdmin):
     """Tokens are issued by the OAuth flows and the portal; the admin only lists and revokes them."""
 
     list_select_related = ("application", "user")
     search_fields = ("application__client_id", "application__name") + USER_SEARCH_FIELDS
     list_filter = ("application",)
     raw_id_fields = ("user",)
-
-    def get_readonly_fields(self, request, obj=None):
-        return self.fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(AccessToken)
@@ -242,36 +234,22 @@ class IDTokenAdmin(_ReadOnlyCredentialAdmin):
 
 
 @admin.register(AppAuthorization)
-class AppAuthorizationAdmin(admin.ModelAdmin):
+class AppAuthorizationAdmin(ReadOnlyAdmin):
     list_display = ("application", "user", "created")
     list_select_related = ("application", "user")
     search_fields = ("application__name", "application__client_id") + USER_SEARCH_FIELDS
     list_filter = ("created",)
     fields = ("application", "user", "created")
-    readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
     def has_delete_permission(self, request, obj=None):
         return False
 
 
 @admin.register(AuthorizationCodeUse)
-class AuthorizationCodeUseAdmin(admin.ModelAdmin):
+class AuthorizationCodeUseAdmin(ReadOnlyAdmin):
     """Exchanged authorization codes (replay detection); the code's checksum is not shown."""
 
     list_display = ("pk", "application", "access_token_id", "created")
     list_select_related = ("application",)
     search_fields = ("application__name", "application__client_id")
     fields = ("application", "access_token_id", "token_family", "created")
-    readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
