@@ -1,9 +1,19 @@
 """Thingyard's oauthlib request validator (DOT's supported extension point)."""
+from contextlib import contextmanager
+
 from oauth2_provider.models import AbstractApplication, get_grant_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
 from apps.oauth import selectors, services
+
+
+@contextmanager
+def _grant_gone_is_invalid_grant(request):
+    try:
+        yield
+    except get_grant_model().DoesNotExist:
+        raise errors.InvalidGrantError(request=request) from None
 
 
 class ThingyardOAuth2Validator(OAuth2Validator):
@@ -43,6 +53,20 @@ class ThingyardOAuth2Validator(OAuth2Validator):
             return False
         # spec §8: a code never mints a token for a user the unapproved app was not allowed to serve.
         return selectors.application_can_issue_token(application=client, user=request.user)
+
+    # A concurrent exchange of the same code may delete its Grant between oauthlib's validate_code and
+    # these re-reads (DOT uses .get()); the loser gets invalid_grant instead of an uncaught DoesNotExist.
+    def confirm_redirect_uri(self, client_id, code, redirect_uri, client, request, *args, **kwargs):
+        with _grant_gone_is_invalid_grant(request):
+            return super().confirm_redirect_uri(client_id, code, redirect_uri, client, request, *args, **kwargs)
+
+    def get_code_challenge(self, code, request):
+        with _grant_gone_is_invalid_grant(request):
+            return super().get_code_challenge(code, request)
+
+    def get_code_challenge_method(self, code, request):
+        with _grant_gone_is_invalid_grant(request):
+            return super().get_code_challenge_method(code, request)
 
     def validate_refresh_token(self, refresh_token, client, request, *args, **kwargs):
         if not super().validate_refresh_token(refresh_token, client, request, *args, **kwargs):

@@ -172,7 +172,9 @@ def test_two_concurrent_exchanges_of_one_code_mint_one_token():
     def exchange():
         try:
             barrier.wait()
-            statuses.append(exchange_form(Client(), token_params(app, code)).status_code)
+            # raise_request_exception=False: a crash must show up as a 500 status, not vanish in the thread.
+            client = Client(raise_request_exception=False)
+            statuses.append(exchange_form(client, token_params(app, code)).status_code)
         finally:
             connection.close()
 
