@@ -1,13 +1,12 @@
-FROM python:3.11-slim AS base
+FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends curl && rm -rf /var/lib/apt/lists/*
-COPY pyproject.toml ./
-COPY config ./config
-COPY apps ./apps
-RUN pip install .
 COPY . .
-RUN DJANGO_SETTINGS_MODULE=config.settings.local python manage.py collectstatic --noinput \
+# Editable install: settings find templates/ and static/ next to config/, in /app.
+RUN pip install -e . \
+    && DJANGO_SETTINGS_MODULE=config.settings.local python manage.py collectstatic --noinput \
+    && rm -rf .run \
     && useradd --create-home --uid 1000 thingyard && chown -R thingyard /app
 USER thingyard
 EXPOSE 8000
