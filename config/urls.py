@@ -12,6 +12,7 @@ urlpatterns = [
     path("", include("apps.oauth.urls")),
     path("", include("apps.developers.urls")),
     path("", include("apps.accounts.urls")),
+    path("", include("apps.things.urls")),
 ]
 
 handler400 = "apps.core.views.bad_request"

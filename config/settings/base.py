@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",
     "rest_framework",
     "corsheaders",
     "drf_spectacular",
@@ -59,6 +60,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.oauth",
     "apps.developers",
+    "apps.things",
     "apps.demo",
     "oauth2_provider",
 ]

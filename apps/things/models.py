@@ -1,0 +1,122 @@
+from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.db.models.functions import Lower
+
+from apps.core.licenses import THING_LICENSE_CHOICES
+
+
+class Category(models.Model):
+    """A node of the category tree (seeded by migration 0002). `slug` is the API id (spec §2)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    slug = models.SlugField(max_length=120, unique=True, allow_unicode=True)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "name"]
+        verbose_name_plural = "categories"
+        constraints = [models.UniqueConstraint(Lower("name"), name="things_category_name_ci_unique")]
+
+    def __str__(self):
+        return self.name
+
+
+class Tag(models.Model):
+    """A normalised tag (spec §2). Matching ignores case; the first spelling seen is kept."""
+
+    name = models.CharField(max_length=100)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(Lower("name"), name="things_tag_name_ci_unique")]
+
+    def __str__(self):
+        return self.name
+
+
+class Thing(models.Model):
+    creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="things")
+    name = models.CharField(max_length=255)
+    description = models.TextField(blank=True, max_length=50000)
+    # DECISIONS.md: the field the spec prints as "the service".
+    instructions = models.TextField(blank=True, max_length=50000)
+    license = models.CharField(max_length=16, choices=THING_LICENSE_CHOICES, default="cc-sa")
+    category = models.ForeignKey(Category, null=True, blank=True, on_delete=models.SET_NULL, related_name="things")
+    tags = models.ManyToManyField(Tag, through="ThingTag", related_name="things", blank=True)
+    # The remix graph: a Thing's ancestors are the Things it derives from (spec §4.2).
+    ancestors = models.ManyToManyField(
+        "self", through="Remix", symmetrical=False, related_name="derivatives", blank=True
+    )
+    is_published = models.BooleanField(default=False)
+    published_at = models.DateTimeField(null=True, blank=True)
+    is_wip = models.BooleanField(default=False)
+    is_private = models.BooleanField(default=False)
+    ratings_enabled = models.BooleanField(default=True)
+    is_featured = models.BooleanField(default=False)
+    featured_at = models.DateTimeField(null=True, blank=True)
+    # Counters kept by the services that change them (F() updates under row locks), read by every list.
+    like_count = models.PositiveIntegerField(default=0)
+    comment_count = models.PositiveIntegerField(default=0)
+    make_count = models.PositiveIntegerField(default=0)
+    collect_count = models.PositiveIntegerField(default=0)
+    file_count = models.PositiveIntegerField(default=0)
+    download_count = models.PositiveIntegerField(default=0)
+    added = models.DateTimeField(auto_now_add=True)
+    modified = models.DateTimeField(auto_now=True)
+    # Weighted name (A) > tags (B) > description (C); written by services.thing_index_search.
+    # Its GIN index is created by migration on PostgreSQL only (the quick start runs on SQLite).
+    search_vector = SearchVectorField(null=True, editable=False)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["is_published", "-added", "-id"], name="things_published_added_idx"),
+            models.Index(fields=["creator", "-added", "-id"], name="things_creator_added_idx"),
+            models.Index(fields=["category", "is_published", "-added"], name="things_category_added_idx"),
+            models.Index(fields=["is_featured", "-featured_at"], name="things_featured_idx"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class ThingTag(models.Model):
+    thing = models.ForeignKey(Thing, on_delete=models.CASCADE)
+    tag = models.ForeignKey(Tag, on_delete=models.CASCADE)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [models.UniqueConstraint(fields=["thing", "tag"], name="things_thingtag_unique")]
+
+
+class Remix(models.Model):
+    derivative = models.ForeignKey(Thing, on_delete=models.CASCADE, related_name="ancestor_links")
+    ancestor = models.ForeignKey(Thing, on_delete=models.CASCADE, related_name="derivative_links")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["derivative", "ancestor"], name="things_remix_unique"),
+            models.CheckConstraint(condition=~models.Q(derivative=models.F("ancestor")), name="things_remix_not_self"),
+        ]
+
+
+class Like(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="thing_likes")
+    thing = models.ForeignKey(Thing, on_delete=models.CASCADE, related_name="likes")
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "thing"], name="things_like_unique")]
+        indexes = [models.Index(fields=["user", "-created"], name="things_like_user_idx")]
+
+
+class Watch(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="thing_watches")
+    thing = models.ForeignKey(Thing, on_delete=models.CASCADE, related_name="watches")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "thing"], name="things_watch_unique")]
