@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("apps.developers.urls")),
     path("", include("apps.accounts.urls")),
     path("", include("apps.things.urls")),
+    path("", include("apps.search.urls")),
 ]
 
 handler400 = "apps.core.views.bad_request"

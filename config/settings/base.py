@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "apps.oauth",
     "apps.developers",
     "apps.things",
+    "apps.search",
     "apps.demo",
     "oauth2_provider",
 ]
