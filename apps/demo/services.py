@@ -11,12 +11,46 @@ from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.oauth.tokens import generate_token
+from apps.search.services import thing_index_search
+from apps.things.models import Category, Like, Remix, Tag, Thing, ThingTag
+from apps.things.services import thing_set_featured
 
 DEMO_PASSWORD = "thingyard-demo"
 DEMO_USERS = [
     ("demo", "Dana", "Maker", "Designs parametric brackets and tool holders."),
     ("alice", "Alice", "Printer", "Prints everything in PETG."),
     ("bob", "Bob", "Builder", "Remixes other people's designs."),
+]
+# (creator, name, category slug, tags, published, extra fields). Names are the idempotence key per creator.
+DEMO_THINGS = [
+    ("demo", "Parametric Shelf Bracket", "replacement-parts", ["bracket", "parametric", "shelf"], True,
+     {"description": "A shelf bracket whose width, depth and screw size are parameters.",
+      "instructions": "PETG, 4 perimeters, 40% gyroid infill. Print on its side.",
+      "license": "cc-sa", "download_count": 42, "make_count": 3}),
+    ("demo", "Wall Tool Holder", "tool-holders-boxes", ["tool_holder", "workshop", "parametric"], True,
+     {"description": "A modular rack for screwdrivers and pliers, screwed to a pegboard.",
+      "instructions": "PLA, 0.2 mm layers, no supports.", "license": "cc", "download_count": 12}),
+    ("alice", "Articulated Robot Arm", "robotics", ["Robot_Arm", "articulated", "servo"], True,
+     {"description": "A four-axis desktop robot arm driven by SG90 servos.",
+      "instructions": "PETG for the joints, PLA elsewhere. See the assembly notes.", "license": "cc-nc-sa",
+      "download_count": 80, "make_count": 5, "is_featured": True}),
+    ("alice", "Calibration Cube", "3d-printing-tests", ["calibration", "test_print"], True,
+     {"description": "A 20 mm cube with axis labels to tune steps per mm.",
+      "instructions": "Any material, 0.2 mm layers, 20% infill.", "license": "pd0", "download_count": 150}),
+    ("bob", "Robot Arm Gripper", "robotics", ["Robot_Arm", "gripper", "remix"], True,
+     {"description": "A parallel gripper for the Articulated Robot Arm.",
+      "instructions": "PETG; the fingers print flat.", "license": "cc-nc-sa", "download_count": 9}),
+    ("bob", "Desk Cable Organizer", "office-organization", ["cable", "desk"], False,
+     {"description": "Clips that keep charging cables at the desk's edge. Work in progress.",
+      "is_wip": True, "license": "cc-sa"}),
+]
+# (derivative, ancestor) by name, and (user, Thing name) likes.
+DEMO_REMIXES = [("Robot Arm Gripper", "Articulated Robot Arm")]
+DEMO_LIKES = [
+    ("alice", "Parametric Shelf Bracket"),
+    ("bob", "Parametric Shelf Bracket"),
+    ("demo", "Articulated Robot Arm"),
+    ("bob", "Articulated Robot Arm"),
 ]
 DEMO_APP_CLIENT_ID = "thingyard-demo-app"
 DEMO_APP_SECRET = "thingyard-demo-secret"
@@ -53,7 +87,7 @@ def object_store_ensure_bucket() -> bool:
 
 @transaction.atomic
 def demo_seed() -> DemoSummary:
-    """Idempotent: users, a moderator, an approved demo app and a ready token for `demo`."""
+    """Idempotent: users, a moderator, an approved demo app, demo Things and a ready token for `demo`."""
     User = get_user_model()
     users = {}
     for username, first, last, bio in DEMO_USERS:
@@ -94,6 +128,8 @@ def demo_seed() -> DemoSummary:
             reviewed_at=timezone.now(),
         )
 
+    demo_seed_things(users=users)
+
     AccessToken = get_access_token_model()
     demo = users["demo"]
     token = (
@@ -117,3 +153,37 @@ def demo_seed() -> DemoSummary:
         client_secret=DEMO_APP_SECRET,
         admin_username=admin.username,
     )
+
+
+def demo_seed_things(*, users: dict) -> dict[str, Thing]:
+    """Idempotent: the demo Things (one draft), their tags, a remix and a few likes, indexed for search."""
+    now = timezone.now()
+    things = {}
+    for username, name, slug, tag_names, published, extra in DEMO_THINGS:
+        fields = dict(extra)
+        featured = fields.pop("is_featured", False)
+        thing, _ = Thing.objects.get_or_create(
+            creator=users[username],
+            name=name,
+            defaults={
+                "category": Category.objects.filter(slug=slug).first(),
+                "is_published": published,
+                "published_at": now if published else None,
+                **fields,
+            },
+        )
+        if featured:
+            thing_set_featured(thing=thing, featured=True)  # a no-op on the second run
+        for position, tag_name in enumerate(tag_names):
+            tag = Tag.objects.filter(name__iexact=tag_name).first() or Tag.objects.create(name=tag_name)
+            ThingTag.objects.get_or_create(thing=thing, tag=tag, defaults={"position": position})
+        things[name] = thing
+    for derivative, ancestor in DEMO_REMIXES:
+        Remix.objects.get_or_create(derivative=things[derivative], ancestor=things[ancestor])
+    for username, name in DEMO_LIKES:
+        Like.objects.get_or_create(user=users[username], thing=things[name])
+    for thing in things.values():
+        # The counter the like service keeps, recomputed so a second run leaves it unchanged.
+        Thing.objects.filter(pk=thing.pk).update(like_count=thing.likes.count())
+    thing_index_search(thing_ids=[thing.pk for thing in things.values()])
+    return things

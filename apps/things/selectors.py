@@ -70,3 +70,237 @@ def thing_get_any(thing_id, *, viewer) -> Thing:
     if thing is None:
         raise NotFound()
     return thing
+
+
+# --- Catalog: categories, tags and the discovery lists (views_catalog.py, pages.py) -----------------
+# Every count below is of *published* Things: drafts never show in a public list, so they never count,
+# and a deleted Thing is gone from the table (its ThingTag rows cascade).
+
+from datetime import timedelta  # noqa: E402
+
+from django.db.models import Count, F, Func, IntegerField, Subquery, Value  # noqa: E402
+from django.db.models.functions import Coalesce, Lower  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from apps.things.models import Category  # noqa: E402
+from apps.things.normalize import category_slug, tag_normalize  # noqa: E402
+
+# /popular/: activity of the last 30 days. Like.created gives the window; downloads and makes are
+# lifetime counters, so they weigh less per event: a recent like counts as 10 downloads, a make as 2 likes.
+POPULAR_WINDOW = timedelta(days=30)
+POPULAR_LIKE_WEIGHT = 10
+POPULAR_MAKE_WEIGHT = 20
+POPULAR_DOWNLOAD_WEIGHT = 1
+
+
+def _count_of(queryset) -> Coalesce:
+    """A correlated `SELECT COUNT(*)` subquery: one per row inside the same statement, never N+1."""
+    counted = queryset.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def _in_category_tree(category_id) -> Q:
+    """The category itself or one of its sub-categories (a two-level tree: the admin keeps it so)."""
+    return Q(category_id=category_id) | Q(category__parent_id=category_id)
+
+
+def category_tree_order() -> list:
+    """Tree order: top-level categories by position, each followed by its children by position."""
+    return [
+        Coalesce("parent__position", "position").asc(),
+        Coalesce("parent__name", "name").asc(),
+        F("parent_id").asc(nulls_first=True),
+        F("position").asc(),
+        F("name").asc(),
+    ]
+
+
+def category_list() -> QuerySet:
+    """Every category in tree order, with `thing_count`: published Things in the category and its
+    sub-categories."""
+    published = Thing.objects.filter(_in_category_tree(OuterRef("pk")), is_published=True)
+    return (
+        Category.objects.select_related("parent")
+        .annotate(thing_count=_count_of(published))
+        .order_by(*category_tree_order())
+    )
+
+
+def category_get(raw_slug: str) -> Category:
+    """spec §4.7: 404 for an unknown category. The segment goes through the slug rule, so a client
+    sending the name ('Replacement Parts') or another case finds 'replacement-parts' too."""
+    category = category_list().filter(slug=category_slug(raw_slug)).first()
+    if category is None:
+        raise NotFound()
+    return category
+
+
+def category_list_things(*, category, viewer) -> QuerySet:
+    """Published Things of the category and its sub-categories, newest first."""
+    return thing_list_published(viewer=viewer).filter(_in_category_tree(category.pk))
+
+
+def tag_list() -> QuerySet:
+    """spec §4.7 "all tags in alphabetical order": the tags of at least one published Thing, with
+    `thing_count`. Alphabetical ignores case; ties (impossible by the unique index) by id."""
+    # filter() before annotate(): the count runs over the same join, so it counts published Things only.
+    return (
+        Tag.objects.filter(things__is_published=True)
+        .annotate(thing_count=Count("things"))
+        .order_by(Lower("name"), "id")
+    )
+
+
+def tag_get(raw_tag: str) -> Tag:
+    """spec §4.7: the segment normalised as in §2, matched ignoring case. A tag no published Thing
+    carries is 404 like an unknown one: it is not in the public list, and a draft's tags stay private."""
+    name = tag_normalize(raw_tag)
+    if not name:
+        raise NotFound()
+    tag = tag_list().alias(name_lower=Lower("name")).filter(name_lower=name.lower()).first()
+    if tag is None:
+        raise NotFound()
+    return tag
+
+
+def tag_list_things(*, tag, viewer) -> QuerySet:
+    return thing_list_published(viewer=viewer).filter(tags=tag)
+
+
+def thing_list_newest(*, viewer) -> QuerySet:
+    return thing_list_published(viewer=viewer)
+
+
+def thing_list_popular(*, viewer, now=None) -> QuerySet:
+    """Published Things by recent activity (`popularity`), ties by newest then id."""
+    since = (now or timezone.now()) - POPULAR_WINDOW
+    recent_likes = _count_of(Like.objects.filter(thing=OuterRef("pk"), created__gte=since))
+    return (
+        thing_list_published(viewer=viewer)
+        .annotate(recent_like_count=recent_likes)
+        .annotate(
+            popularity=F("recent_like_count") * POPULAR_LIKE_WEIGHT
+            + F("make_count") * POPULAR_MAKE_WEIGHT
+            + F("download_count") * POPULAR_DOWNLOAD_WEIGHT
+        )
+        .order_by("-popularity", "-added", "-id")
+    )
+
+
+def thing_list_featured(*, viewer) -> QuerySet:
+    """Featured published Things, the most recently featured first (a featured draft stays hidden)."""
+    return (
+        thing_list_published(viewer=viewer)
+        .filter(is_featured=True)
+        .order_by(F("featured_at").desc(nulls_last=True), "-id")
+    )
+
+
+def thing_get_for_page(thing_id: int, *, viewer) -> Thing:
+    """The site page's Thing (pages.thing_page): what the API detail loads plus the category's parent.
+
+    The page answers 404 for anything the viewer may not see (no 401/403 there: a visitor learns nothing
+    about someone else's draft)."""
+    thing = (
+        thing_queryset(viewer=viewer)
+        .select_related("category__parent")
+        .prefetch_related(Prefetch("tags", queryset=Tag.objects.order_by("thingtag__position", "name")))
+        .filter(pk=thing_id)
+        .first()
+    )
+    if thing is None or not rules.thing_can_view(viewer, thing):
+        raise NotFound()
+    return thing
+
+
+# --- Things endpoints (views.py): ownership, sub-collections, users' lists, input references ---------
+
+from django.contrib.auth import get_user_model  # noqa: E402
+
+from apps.things.models import ThingTag  # noqa: E402
+
+
+def thing_get_own(thing_id, *, viewer, detail: bool = False) -> Thing:
+    """A Thing only its creator may change: the visibility matrix first, then 403 for anyone else."""
+    thing = thing_get_for_viewer(thing_id, viewer=viewer, detail=detail)
+    if not rules.thing_can_edit(viewer, thing):
+        raise PermissionDenied()
+    return thing
+
+
+def thing_list_for_user(*, owner, viewer) -> QuerySet:
+    """spec §4.1 /users/{username}/things: newest first; drafts only on the caller's own list."""
+    things = thing_queryset(viewer=viewer).filter(creator=owner)
+    if _viewer_id(viewer) != owner.pk:
+        things = things.filter(is_published=True)
+    return things.order_by("-added", "-id")
+
+
+def thing_list_liked_by(*, user, viewer) -> QuerySet:
+    """spec §4.1 /users/{username}/likes: the Things `user` liked that `viewer` may see, newest like first."""
+    # One join to the user's likes (index things_like_user_idx), reused by the ORDER BY.
+    return thing_list_visible(viewer=viewer).filter(likes__user=user).order_by("-likes__created", "-id")
+
+
+def thing_list_ancestors(*, thing, viewer) -> QuerySet:
+    """spec §4.2: the Things this one derives from, hiding those the viewer may not see."""
+    return thing_list_visible(viewer=viewer).filter(derivatives=thing)
+
+
+def thing_list_derivatives(*, thing, viewer) -> QuerySet:
+    """spec §4.2: the Things derived from this one, hiding those the viewer may not see."""
+    return thing_list_visible(viewer=viewer).filter(ancestors=thing)
+
+
+def thing_liker_list(*, thing) -> QuerySet:
+    """spec §4.2 GET /things/{id}/likes: the users who liked the Thing, newest like first. Suspended
+    accounts are left out, as everywhere else (accounts.selectors.user_get_by_name)."""
+    return (
+        get_user_model()
+        .objects.filter(is_active=True, thing_likes__thing=thing)
+        .order_by("-thing_likes__created", "-thing_likes__id")
+    )
+
+
+def thing_tag_list(*, thing) -> QuerySet:
+    """spec §4.2 GET /things/{id}/tags: in the Thing's order, each with `thing_count` (published Things)."""
+    published = ThingTag.objects.filter(tag=OuterRef("pk"), thing__is_published=True)
+    return (
+        Tag.objects.filter(thingtag__thing=thing)
+        .annotate(thing_count=_count_of(published))
+        .order_by("thingtag__position", "thingtag__id")
+    )
+
+
+def thing_category_list(*, thing) -> QuerySet:
+    """spec §4.2 GET /things/{id}/categories: the Thing's category, then its parent (none: empty)."""
+    if thing.category_id is None:
+        return Category.objects.none()
+    ids = [thing.category_id] + ([thing.category.parent_id] if thing.category.parent_id else [])
+    # The child has a parent and the parent has none: nulls last puts the Thing's own category first.
+    return category_list().filter(pk__in=ids).order_by(F("parent_id").asc(nulls_last=True), "id")
+
+
+def thing_package_url(*, thing) -> str:
+    """spec §4.2 package-url: the ZIP of the Thing's files, as `{"url": …}`."""
+    reasons = rules.thing_package_blockers(thing)
+    if reasons:
+        raise NotFound(reasons[0], errors=reasons, error_type="NO_FILES")
+    # Left for the uploads issue: files (and so file_count) do not exist yet; it builds the ZIP here.
+    raise NotFound("This Thing has no package yet.", error_type="NO_FILES")
+
+
+def category_get_by_name(name: str) -> Category | None:
+    """spec §2: a Thing's category is set by its full name. Matched ignoring case; the slug is accepted
+    too, so a client echoing `categories/{slug}` data is understood."""
+    name = name.strip()
+    category = Category.objects.alias(name_lower=Lower("name")).filter(name_lower=name.lower()).first()
+    slug = category_slug(name)
+    if category is None and slug:
+        category = Category.objects.filter(slug=slug).first()
+    return category
+
+
+def thing_ids_visible(ids, *, viewer) -> set[int]:
+    """The subset of `ids` naming Things `viewer` may see (published, or their own)."""
+    return set(thing_list_visible(viewer=viewer).filter(pk__in=ids).values_list("pk", flat=True))

@@ -1,10 +1,14 @@
 """Thing output shapes (spec §2 + DECISIONS.md: Thing) and the inputs of the Things endpoints."""
+from urllib.parse import quote
+
+from django.templatetags.static import static
 from rest_framework import serializers
 
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
-from apps.core.licenses import license_name
-from apps.things import links
+from apps.core.api import api_url, site_url
+from apps.core.licenses import THING_LICENSE_CHOICES, license_name
+from apps.things import links, rules
 
 
 class ThingShortSerializer(serializers.Serializer):
@@ -78,3 +82,108 @@ class ThingSerializer(ThingShortSerializer):
             data[name] = data[f"{name}_url"] = links.thing_api_url(thing.pk, name)
         data["public_url"] = data["url"]
         return data
+
+
+class TagSerializer(serializers.Serializer):
+    """DECISIONS.md Tag: `{name, tag, url, count, things_url}`. Expects a Tag annotated with
+    `thing_count` (published Things carrying it). `name` is already normalised (spec §2), so `tag`,
+    the form a client puts in a path, is the same string."""
+
+    name = serializers.CharField(read_only=True)
+    tag = serializers.CharField(source="name", read_only=True)
+    url = serializers.SerializerMethodField()
+    count = serializers.IntegerField(source="thing_count", read_only=True)
+    things_url = serializers.SerializerMethodField()
+
+    def get_url(self, tag) -> str:
+        return api_url(f"tags/{quote(tag.name)}")
+
+    def get_things_url(self, tag) -> str:
+        return api_url(f"tags/{quote(tag.name)}/things")
+
+
+class CategorySerializer(serializers.Serializer):
+    """DECISIONS.md Category: `{name, slug, url, count, things_url, thumbnail}`. Expects a Category
+    annotated with `thing_count` (published Things in it and its sub-categories)."""
+
+    name = serializers.CharField(read_only=True)
+    slug = serializers.CharField(read_only=True)
+    url = serializers.SerializerMethodField()
+    count = serializers.IntegerField(source="thing_count", read_only=True)
+    things_url = serializers.SerializerMethodField()
+    thumbnail = serializers.SerializerMethodField()
+
+    def get_url(self, category) -> str:
+        return api_url(f"categories/{category.slug}")
+
+    def get_things_url(self, category) -> str:
+        return api_url(f"categories/{category.slug}/things")
+
+    def get_thumbnail(self, category) -> str:
+        # Categories carry no image of their own yet: the Things' placeholder, never an empty string.
+        return site_url(static(links.PLACEHOLDER_THUMBNAIL))
+
+
+# --- inputs ------------------------------------------------------------------------------------------
+
+
+class StrictCharField(serializers.CharField):
+    """A string and only a string: DRF's CharField would quietly turn 42 into "42" (spec §4.2: strings)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+def _text_field(**kwargs) -> StrictCharField:
+    return StrictCharField(required=False, allow_blank=True, max_length=rules.THING_TEXT_MAX_LENGTH, **kwargs)
+
+
+class _ThingWriteInput(serializers.Serializer):
+    """The fields POST and PATCH share (spec §4.2). Unknown keys are ignored, `is_published` included:
+    publishing has its own endpoint."""
+
+    name = StrictCharField(max_length=rules.THING_NAME_MAX_LENGTH)
+    license = serializers.ChoiceField(
+        choices=THING_LICENSE_CHOICES, required=False, help_text="A Thing license code (spec §2)."
+    )
+    category = StrictCharField(
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        max_length=100,
+        help_text="The category's full name, matched ignoring case; empty or null for none.",
+    )
+    description = _text_field()
+    instructions = _text_field(help_text='The field the spec prints as "the service" (DECISIONS.md).')
+    is_wip = serializers.BooleanField(required=False)
+    tags = serializers.ListField(
+        child=StrictCharField(allow_blank=True, trim_whitespace=False, max_length=rules.TAG_MAX_LENGTH * 2),
+        required=False,
+        max_length=rules.THING_MAX_TAGS * 2,
+        help_text="Replaces every tag. Each is normalised (spec §2); duplicates ignoring case are dropped.",
+    )
+
+
+class ThingCreateInput(_ThingWriteInput):
+    """spec §4.2 POST /things/. `license` defaults to the creator's default license (a Thing code)."""
+
+    ancestors = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=rules.THING_MAX_ANCESTORS,
+        help_text="Ids of Things this one derives from; each must be visible to the caller.",
+    )
+
+
+class ThingUpdateInput(_ThingWriteInput):
+    """spec §4.2 PATCH /things/{id}/: all optional (parse with partial=True)."""
+
+
+class WatchingSerializer(serializers.Serializer):
+    watching = serializers.BooleanField()
+
+
+class PackageUrlSerializer(serializers.Serializer):
+    url = serializers.URLField()

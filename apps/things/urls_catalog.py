@@ -1,2 +1,21 @@
 """Categories, tags, discovery lists and the Thing site page (spec §4.7)."""
-urlpatterns: list = []
+from django.urls import path
+
+from apps.things import pages, views_catalog as views
+
+urlpatterns: list = [
+    # spec §4.7: `/categories/{category_slug}/` and `/tags/{tag}/` with the segment left out are the lists.
+    path("categories/", views.CategoryListView.as_view(), name="category-list"),
+    path("categories/<str:slug>/", views.CategoryDetailView.as_view(), name="category-detail"),
+    path("categories/<str:slug>/things", views.CategoryThingsView.as_view(), name="category-things"),
+    path("tags/", views.TagListView.as_view(), name="tag-list"),
+    path("tags/<str:tag>/", views.TagDetailView.as_view(), name="tag-detail"),
+    path("tags/<str:tag>/things", views.TagThingsView.as_view(), name="tag-things"),
+    # Discovery lists beyond the spec.
+    path("newest/", views.NewestThingsView.as_view(), name="things-newest"),
+    path("popular/", views.PopularThingsView.as_view(), name="things-popular"),
+    path("featured/", views.FeaturedThingsView.as_view(), name="things-featured"),
+    # Site pages: the Thing's `url` (spec §2) and the site's front page.
+    path("thing:<int:thing_id>", pages.thing_page, name="thing-page"),
+    path("", pages.index, name="index"),
+]

@@ -1,3 +1,4 @@
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 
@@ -18,3 +19,30 @@ def test_seed_demo_is_idempotent(db, s3):
     first = demo_seed()
     second = demo_seed()
     assert first.token == second.token
+
+
+def test_seed_demo_creates_demo_things_visible_through_the_api(db, s3, client_for):
+    from apps.demo.services import DEMO_THINGS, demo_seed
+    from apps.things.models import Remix, Thing
+
+    demo_seed()
+    demo_seed()  # idempotent: no duplicates, counters unchanged
+    assert Thing.objects.count() == len(DEMO_THINGS)
+    arm = Thing.objects.get(name="Articulated Robot Arm")
+    assert arm.like_count == 2 and arm.is_featured
+    assert Remix.objects.filter(derivative__name="Robot Arm Gripper", ancestor=arm).exists()
+
+    visitor = client_for(get_user_model().objects.get(username="alice"))
+    detail = visitor.get(f"/things/{arm.pk}")
+    assert detail.status_code == 200
+    assert detail.json()["name"] == "Articulated Robot Arm" and detail.json()["like_count"] == 2
+    draft = Thing.objects.get(name="Desk Cable Organizer")
+    assert visitor.get(f"/things/{draft.pk}").status_code == 403  # bob's draft (spec §7)
+    newest = visitor.get("/newest/", {"per_page": 100}).json()
+    assert {t["name"] for t in newest} == {name for _, name, _, _, published, _ in DEMO_THINGS if published}
+    assert [t["name"] for t in visitor.get("/tags/robot arm/things").json()] == [
+        "Robot Arm Gripper",
+        "Articulated Robot Arm",
+    ]
+    assert visitor.get("/categories/hobby/").json()["count"] == 2
+    assert [t["name"] for t in visitor.get("/featured/").json()] == ["Articulated Robot Arm"]

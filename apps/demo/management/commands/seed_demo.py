@@ -5,7 +5,7 @@ from apps.demo.services import demo_seed, object_store_ensure_bucket
 
 
 class Command(BaseCommand):
-    help = "Create demo users, an approved demo app and a ready access token (idempotent)."
+    help = "Create demo users, an approved demo app, demo Things and a ready access token (idempotent)."
 
     def add_arguments(self, parser):
         parser.add_argument("--summary", help="also write the summary to this file")
@@ -24,6 +24,7 @@ class Command(BaseCommand):
                 f"  demo app:       client_id={result.client_id} client_secret={result.client_secret}",
                 f"  access token:   {result.token}",
                 f'  try:            curl -H "Authorization: Bearer {result.token}" {base}/users/me',
+                f"  demo Things:    {base}/   (site)   and   {base}/newest/   (API)",
                 "" if store_ok else "  warning: the object store did not answer; uploads will fail until it does",
                 "",
             ]

@@ -1,0 +1,84 @@
+"""Inputs of the search endpoints (query-string parameters) and the library item shape."""
+import re
+from datetime import UTC, datetime, time
+
+from django.utils.dateparse import parse_date, parse_datetime
+from rest_framework import serializers
+
+from apps.core.licenses import THING_LICENSE_CHOICES
+from apps.search.selectors import AUTOCOMPLETE_DEFAULT, THING_SORTS
+from apps.things.serializers import ThingShortSerializer
+
+# A `+` left unencoded in a query string arrives as a space: `2026-01-01T12:00 01:00` meant `+01:00`.
+_SPACE_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$")
+
+
+class LenientDateTimeField(serializers.Field):
+    """An ISO 8601 date (`2026-01-31`, midnight UTC) or date-time (no offset means UTC)."""
+
+    default_error_messages = {"invalid": "Use an ISO 8601 date (YYYY-MM-DD) or date-time."}
+
+    def to_internal_value(self, data):
+        text = _SPACE_OFFSET.sub(r"\1+\2", str(data).strip())
+        try:
+            value = parse_datetime(text)
+            if value is None:
+                day = parse_date(text)
+                value = datetime.combine(day, time.min) if day is not None else None
+        except ValueError:  # well-shaped but impossible: month 13, offset +25:00
+            value = None
+        if value is None:
+            self.fail("invalid")
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+    def to_representation(self, value):
+        return value.isoformat()
+
+
+class SearchQueryInput(serializers.Serializer):
+    """Query parameters of the search endpoints beyond the term (spec §4.7 leaves them to us)."""
+
+    type = serializers.CharField(required=False, max_length=40)
+    sort = serializers.ChoiceField(choices=THING_SORTS, required=False)
+    license = serializers.ChoiceField(
+        choices=THING_LICENSE_CHOICES, required=False, help_text="A license code."
+    )
+    category = serializers.CharField(
+        required=False, max_length=120, help_text="A category slug; includes its sub-categories."
+    )
+    is_wip = serializers.BooleanField(required=False)
+    has_makes = serializers.BooleanField(required=False)
+    posted_after = LenientDateTimeField(
+        required=False, help_text="Added at or after (ISO 8601; a date is midnight UTC)."
+    )
+    posted_before = LenientDateTimeField(
+        required=False, help_text="Added before (ISO 8601; a date is midnight UTC)."
+    )
+
+    def validate(self, attrs):
+        after, before = attrs.get("posted_after"), attrs.get("posted_before")
+        if after is not None and before is not None and after >= before:
+            raise serializers.ValidationError({"posted_before": ["Must be later than posted_after."]})
+        return attrs
+
+
+class AutocompleteQueryInput(serializers.Serializer):
+    per_page = serializers.IntegerField(required=False, default=AUTOCOMPLETE_DEFAULT, help_text="At most 20.")
+
+
+class LibraryThingSerializer(ThingShortSerializer):
+    """A library item: the short Thing plus `type`, so collections can join the same list later."""
+
+    type = serializers.SerializerMethodField()
+
+    def get_type(self, thing) -> str:
+        return "thing"
+
+
+class AutocompleteItemSerializer(serializers.Serializer):
+    """Documentation shape of an autocomplete item (the selector builds plain dicts)."""
+
+    type = serializers.ChoiceField(choices=["thing", "tag"])
+    id = serializers.CharField(help_text="The Thing id (integer), or the tag name.")
+    name = serializers.CharField()
+    url = serializers.URLField(help_text="The Thing's site page, or the tag's API URL.")

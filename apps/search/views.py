@@ -1,0 +1,158 @@
+"""Search endpoints (spec §4.1 user search, §4.7): parse → selector → paginate → serialise.
+
+spec §7 "Search matches nothing → 404" holds for every one of them, autocomplete included.
+"""
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.selectors import user_get_by_name
+from apps.core.exceptions import NotFound, ValidationFailed
+from apps.core.handlers import _flatten_drf_detail
+from apps.core.pagination import LinkHeaderPagination
+from apps.search import registry, selectors
+from apps.search.serializers import (
+    AutocompleteItemSerializer,
+    AutocompleteQueryInput,
+    LibraryThingSerializer,
+    SearchQueryInput,
+)
+from apps.things.serializers import ThingShortSerializer
+
+TERM_MAX_LENGTH = 200
+
+
+def _parse_query(serializer_class, request) -> dict:
+    """Query parameters through an input serializer; an empty value counts as absent. 400 otherwise."""
+    data = {key: value for key, value in request.query_params.items() if value.strip() != ""}
+    serializer = serializer_class(data=data)
+    if not serializer.is_valid():
+        errors = _flatten_drf_detail(serializer.errors)
+        field, messages = next(iter(errors.items()))
+        message = f"{field}: {messages[0]}" if field != "non_field_errors" else messages[0]
+        raise ValidationFailed(message, errors=errors)
+    return serializer.validated_data
+
+
+def _term(raw: str | None) -> str:
+    term = selectors.search_term_clean(raw)
+    if len(term) > TERM_MAX_LENGTH:
+        message = f"Use at most {TERM_MAX_LENGTH} characters."
+        raise ValidationFailed(f"term: {message}", errors={"term": [message]})
+    return term
+
+
+def _found_page(request, queryset, serializer_class, *, context=None) -> Response:
+    """A page as a JSON array with its Link header; 404 when nothing matched (spec §7).
+
+    Queries: the COUNT, then the page (none when the count is 0).
+    """
+    paginator = LinkHeaderPagination()
+    page = paginator.paginate_queryset(queryset, request)
+    if not page:
+        raise NotFound()
+    data = serializer_class(page, many=True, context={"request": request, **(context or {})}).data
+    return paginator.get_paginated_response(data)
+
+
+class SearchView(APIView):
+    """/search/{term}/: Things (default), users, and later makes and collections, by relevance."""
+
+    @extend_schema(
+        parameters=[SearchQueryInput],
+        responses=ThingShortSerializer(many=True),
+        summary="Search",
+        description="Published Things ranked by relevance (name > tags > description), or with "
+        "`type=users` users. Without a term: every published Thing, newest first. 404 when nothing matches.",
+    )
+    def get(self, request, term=None):
+        data = _parse_query(SearchQueryInput, request)
+        search_type = registry.search_type_get(data.get("type"))
+        registry.search_type_check_params(search_type, data)
+        params = selectors.SearchParams.from_data(data)
+        queryset = search_type.search(term=_term(term), viewer=request.user, params=params)
+        return _found_page(request, queryset, search_type.serializer_class, context={"viewer": request.user})
+
+
+class SearchLibraryView(APIView):
+    """/search/{term}/library: the caller's own Things, published or not."""
+
+    @extend_schema(
+        parameters=[SearchQueryInput],
+        responses=LibraryThingSerializer(many=True),
+        summary="Search your library",
+        description="Your own Things (drafts included) matching the term, each with `type: \"thing\"`; "
+        "all of them without a term. 404 when nothing matches.",
+    )
+    def get(self, request, term=None):
+        params = _thing_params(request)
+        queryset = selectors.thing_search_library(term=_term(term), viewer=request.user, params=params)
+        return _found_page(request, queryset, LibraryThingSerializer)
+
+
+class SearchTagView(APIView):
+    """/search/{tag}/tag: published Things carrying the tag."""
+
+    @extend_schema(
+        parameters=[SearchQueryInput],
+        responses=ThingShortSerializer(many=True),
+        summary="Search by tag",
+        description="Published Things carrying the tag (normalised as spec §2, any case), newest first. "
+        "404 when none.",
+    )
+    def get(self, request, tag=None):
+        params = _thing_params(request)
+        queryset = selectors.thing_search_by_tag(tag=_term(tag), viewer=request.user, params=params)
+        return _found_page(request, queryset, ThingShortSerializer)
+
+
+class SearchAutocompleteView(APIView):
+    """/search/{term}/autocomplete: tag and Thing names starting with the term."""
+
+    @extend_schema(
+        parameters=[AutocompleteQueryInput],
+        responses=AutocompleteItemSerializer(many=True),
+        summary="Autocomplete",
+        description="Up to `per_page` (10 by default, at most 20) tags, then published Things, whose name "
+        "starts with the term. 400 without a term, 404 when nothing matches.",
+    )
+    def get(self, request, term=None):
+        term = _term(term)
+        if not term:
+            message = "A term is required."
+            raise ValidationFailed(f"term: {message}", errors={"term": [message]})
+        per_page = _parse_query(AutocompleteQueryInput, request)["per_page"]
+        limit = max(1, min(per_page, selectors.AUTOCOMPLETE_MAX))
+        items = selectors.search_autocomplete(term=term, limit=limit)
+        if not items:
+            raise NotFound()
+        return Response(items)
+
+
+class UserSearchView(APIView):
+    """/users/{username}/search/{term}: that user's Things (their own drafts only for themselves)."""
+
+    @extend_schema(
+        parameters=[SearchQueryInput],
+        responses=ThingShortSerializer(many=True),
+        summary="Search a user's Things",
+        description="The user's published Things matching the term (your own list includes drafts); all "
+        "of them without a term. 404 for an unknown user and when nothing matches.",
+    )
+    def get(self, request, username, term=None):
+        owner = user_get_by_name(username, viewer=request.user)  # 404 before any 400, as elsewhere
+        params = _thing_params(request)
+        queryset = selectors.thing_search_for_user(
+            owner=owner, term=_term(term), viewer=request.user, params=params
+        )
+        return _found_page(request, queryset, ThingShortSerializer)
+
+
+def _thing_params(request) -> selectors.SearchParams:
+    """Filters and sorts of the Things-only endpoints: `type` other than things is refused."""
+    data = _parse_query(SearchQueryInput, request)
+    if data.get("type", registry.DEFAULT_TYPE) != registry.DEFAULT_TYPE:
+        message = "Only things can be searched here."
+        raise ValidationFailed(f"type: {message}", errors={"type": [message]})
+    registry.search_type_check_params(registry.search_type_get(registry.DEFAULT_TYPE), data)
+    return selectors.SearchParams.from_data(data)

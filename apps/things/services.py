@@ -1,0 +1,251 @@
+"""Every state change of a Thing: create, update, delete, publish, feature, likes and watches.
+
+Views, admin actions and site pages all come through here. Rules live in rules.py; reads in selectors.py.
+"""
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from apps.accounts.models import Event
+from apps.accounts.services import event_record
+from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
+from apps.core.licenses import THING_LICENSES
+from apps.search import services as search_services
+from apps.things import rules, selectors
+from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
+
+FALLBACK_LICENSE = "cc-sa"
+CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
+# What the search vector is built from (apps.search): a change to any of these re-indexes the Thing.
+INDEXED_FIELDS = {"name", "description", "tags"}
+
+
+def _raise_if(errors: dict[str, list[str]]) -> None:
+    if errors:
+        field, messages = next(iter(errors.items()))
+        raise ValidationFailed(f"{field}: {messages[0]}", errors=errors)
+
+
+def _category_resolve(name, errors: dict):
+    """The Category named `name`; None for no category (null or ""). Unknown names go to `errors`."""
+    if name is None or not name.strip():
+        return None
+    category = selectors.category_get_by_name(name)
+    if category is None:
+        # Not echoed: the first message also travels in the X-Error header, which must stay ASCII.
+        errors["category"] = ["No category has that name (use a category's full name)."]
+    return category
+
+
+def _tags_resolve(raw_tags, errors: dict) -> list[str]:
+    names, reasons = rules.thing_tags_normalize(raw_tags)
+    if reasons:
+        errors["tags"] = reasons
+    return names
+
+
+def _tags_get_or_create(names: list[str]) -> list[Tag]:
+    """The Tags of `names` in that order, creating the missing ones. An existing tag keeps its spelling."""
+    if not names:
+        return []
+
+    def lookup(wanted) -> dict[str, Tag]:
+        tags = Tag.objects.alias(name_lower=Lower("name")).filter(name_lower__in=[n.lower() for n in wanted])
+        return {tag.name.lower(): tag for tag in tags}
+
+    found = lookup(names)
+    missing = [name for name in names if name.lower() not in found]
+    if missing:
+        # ON CONFLICT DO NOTHING: a concurrent request creating the same tag (any case) is not an error.
+        Tag.objects.bulk_create([Tag(name=name) for name in missing], ignore_conflicts=True)
+        found.update(lookup(missing))
+    tags = []
+    for name in names:
+        tag = found.get(name.lower())
+        if tag is None:  # Python's and PostgreSQL's lower() disagree on a few letters; ask the database
+            tag = Tag.objects.get(name__iexact=name)
+        tags.append(tag)
+    return tags
+
+
+def _tags_set(thing: Thing, names: list[str]) -> None:
+    ThingTag.objects.filter(thing=thing).delete()
+    ThingTag.objects.bulk_create(
+        [ThingTag(thing=thing, tag=tag, position=i) for i, tag in enumerate(_tags_get_or_create(names))]
+    )
+
+
+def _default_license(creator) -> str:
+    # spec §2: a user's default_license may be cc-nc, which is not a Thing license.
+    return creator.default_license if creator.default_license in THING_LICENSES else FALLBACK_LICENSE
+
+
+@transaction.atomic
+def thing_create(
+    *,
+    creator,
+    name: str,
+    license: str | None = None,
+    category: str | None = None,
+    description: str = "",
+    instructions: str = "",
+    is_wip: bool = False,
+    tags=(),
+    ancestors=(),
+) -> Thing:
+    """Create an unpublished Thing (spec §4.2 POST /things/) with its tags and remix links.
+
+    `category` is a full name; `ancestors` are ids of Things the creator may see. Side effects: the
+    Thing's search vector is computed in the same transaction.
+    """
+    errors: dict[str, list[str]] = {}
+    category_obj = _category_resolve(category, errors)
+    tag_names = _tags_resolve(tags, errors)
+    ancestor_ids = list(dict.fromkeys(ancestors))
+    if ancestor_ids:
+        visible = selectors.thing_ids_visible(ancestor_ids, viewer=creator)
+        unknown = [i for i in ancestor_ids if i not in visible]
+        if unknown:
+            errors["ancestors"] = [f"No Thing with id {i} that you can see." for i in unknown]
+    _raise_if(errors)
+    thing = Thing.objects.create(
+        creator=creator,
+        name=name,
+        license=license or _default_license(creator),
+        category=category_obj,
+        description=description,
+        instructions=instructions,
+        is_wip=is_wip,
+    )
+    _tags_set(thing, tag_names)
+    Remix.objects.bulk_create([Remix(derivative=thing, ancestor_id=i) for i in ancestor_ids])
+    search_services.thing_index_search(thing_ids=[thing.pk])
+    return thing
+
+
+@transaction.atomic
+def thing_update(*, thing: Thing, data: dict) -> Thing:
+    """Change a Thing (spec §4.2 PATCH): the fields given only; `tags` replaces every tag.
+
+    Side effects: re-indexes the Thing for search when its name, description or tags change.
+    """
+    errors: dict[str, list[str]] = {}
+    category = _category_resolve(data["category"], errors) if "category" in data else None
+    tag_names = _tags_resolve(data["tags"], errors) if "tags" in data else None
+    _raise_if(errors)
+    # The row lock serialises concurrent PATCHes: two tag replacements would otherwise both delete and
+    # then collide inserting the same ThingTag.
+    thing = Thing.objects.select_for_update().filter(pk=thing.pk).first()
+    if thing is None:
+        raise NotFound()  # deleted since the view read it
+    changed = [field for field in CONTENT_FIELDS if field in data and getattr(thing, field) != data[field]]
+    for field in changed:
+        setattr(thing, field, data[field])
+    if "category" in data and thing.category_id != (category.pk if category else None):
+        thing.category = category
+        changed.append("category")
+    if tag_names is not None:
+        current = Tag.objects.filter(thingtag__thing=thing).order_by("thingtag__position", "thingtag__id")
+        if [t.lower() for t in current.values_list("name", flat=True)] != [n.lower() for n in tag_names]:
+            _tags_set(thing, tag_names)
+            changed.append("tags")
+    if changed:
+        thing.save(update_fields=[f for f in changed if f != "tags"] + ["modified"])
+    if INDEXED_FIELDS.intersection(changed):
+        search_services.thing_index_search(thing_ids=[thing.pk])
+    return thing
+
+
+def thing_delete(*, thing: Thing) -> None:
+    """Delete a Thing irreversibly (spec §4.2). Its likes, watches, tags and remix links go with it, and
+    so does its row in every list and in search (the vector is a column of the row)."""
+    Thing.objects.filter(pk=thing.pk).delete()
+
+
+@transaction.atomic
+def thing_publish(*, thing: Thing) -> Thing:
+    """spec §3: unpublished → published when publishable; already published is a no-op.
+
+    RuleViolation NOT_PUBLISHABLE carries the spec's `errors: [reasons]`.
+    """
+    thing = Thing.objects.select_for_update().filter(pk=thing.pk).first()
+    if thing is None:
+        raise NotFound()
+    if thing.is_published:
+        return thing
+    reasons = rules.thing_publish_blockers(thing)
+    if reasons:
+        raise RuleViolation(
+            "This Thing cannot be published yet.", errors=reasons, error_type="NOT_PUBLISHABLE"
+        )
+    thing.is_published = True
+    # The first publication date stays, should a moderator ever unpublish and the owner publish again.
+    thing.published_at = thing.published_at or timezone.now()
+    thing.save(update_fields=["is_published", "published_at"])
+    return thing
+
+
+def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:
+    """Feature or unfeature a Thing (the admin's action); repeating either is a no-op.
+
+    A conditional UPDATE: of two concurrent calls only one sets `featured_at`, so the /featured/ order
+    is not reshuffled by a double click. Unpublished Things may be featured; public lists hide them.
+    """
+    featured_at = timezone.now() if featured else None
+    updated = Thing.objects.filter(pk=thing.pk, is_featured=not featured).update(
+        is_featured=featured, featured_at=featured_at
+    )
+    if updated:
+        thing.is_featured, thing.featured_at = featured, featured_at
+    else:
+        thing.refresh_from_db(fields=["is_featured", "featured_at"])
+    return thing
+
+
+def _lock(thing: Thing) -> None:
+    if not Thing.objects.select_for_update().filter(pk=thing.pk).values_list("pk", flat=True):
+        raise NotFound()  # deleted since the view read it
+
+
+def thing_like(*, user, thing: Thing) -> None:
+    """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once.
+
+    The Thing row is locked while the Like and `like_count` change, so the counter stays exact under
+    concurrent likes and unlikes of the same Thing.
+    """
+    reasons = rules.thing_like_blockers(user, thing)
+    if reasons:
+        raise RuleViolation(reasons[0])
+    with transaction.atomic():
+        _lock(thing)
+        if Like.objects.filter(user=user, thing=thing).exists():
+            return
+        Like.objects.create(user=user, thing=thing)
+        Thing.objects.filter(pk=thing.pk).update(like_count=F("like_count") + 1)
+        event_record(
+            recipient=thing.creator, actor=user, kind=Event.Kind.LIKE, target_type="thing", target_id=thing.pk
+        )
+
+
+def thing_unlike(*, user, thing: Thing) -> None:
+    """Unlike a Thing (spec §3); not liking it already is fine. Same lock as thing_like."""
+    reasons = rules.thing_like_blockers(user, thing)
+    if reasons:
+        raise RuleViolation(reasons[0])
+    with transaction.atomic():
+        _lock(thing)
+        deleted, _ = Like.objects.filter(user=user, thing=thing).delete()
+        if deleted:
+            Thing.objects.filter(pk=thing.pk).update(like_count=F("like_count") - 1)
+
+
+def thing_toggle_watch(*, user, thing: Thing) -> bool:
+    """spec §3 toggle-watch: watching ↔ not watching. Returns whether the user now watches the Thing."""
+    with transaction.atomic():
+        deleted, _ = Watch.objects.filter(user=user, thing=thing).delete()
+        if deleted:
+            return False
+        # get_or_create: a concurrent toggle that also found nothing to delete ends on the same row.
+        Watch.objects.get_or_create(user=user, thing=thing)
+        return True

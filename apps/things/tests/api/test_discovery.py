@@ -1,0 +1,126 @@
+"""GET /newest/, /popular/, /featured/: discovery lists beyond the spec (short Thing, paginated)."""
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.accounts.tests.factories import UserFactory
+from apps.accounts.tests.helpers import assert_unauthorized
+from apps.things.models import Like, Thing
+from apps.things.tests.factories import ThingFactory
+
+pytestmark = pytest.mark.django_db
+
+SHORT_THING_KEYS = {
+    "id", "name", "url", "public_url", "thumbnail", "creator", "is_published", "is_wip", "like_count",
+    "added",
+}
+
+
+def _like(thing, *, days_ago: float = 0, count: int = 1) -> None:
+    for _ in range(count):
+        like = Like.objects.create(user=UserFactory(), thing=thing)
+        Like.objects.filter(pk=like.pk).update(created=timezone.now() - timedelta(days=days_ago))
+
+
+def _ids(response) -> list[int]:
+    assert response.status_code == 200, response.content
+    return [t["id"] for t in response.json()]
+
+
+# --- /newest/ ------------------------------------------------------------------------------------
+
+
+def test_newest_lists_published_things_newest_first(api, user):
+    older, newer = ThingFactory.create_batch(2)
+    ThingFactory(is_published=False, published_at=None, creator=user)  # even the caller's draft stays out
+    response = api.get("/newest/")
+    assert _ids(response) == [newer.pk, older.pk]
+    assert set(response.json()[0]) == SHORT_THING_KEYS
+
+
+def test_newest_breaks_ties_by_id(api):
+    things = ThingFactory.create_batch(3)
+    Thing.objects.update(added=things[0].added)
+    assert _ids(api.get("/newest/")) == [t.pk for t in reversed(things)]
+
+
+def test_newest_is_paginated_with_link_headers(api):
+    things = ThingFactory.create_batch(3)
+    response = api.get("/newest", {"per_page": 1, "page": 2})
+    assert _ids(response) == [things[1].pk]
+    link = response["Link"]
+    assert '<http://testserver/newest/?page=3&per_page=1>; rel="next"' in link
+    assert 'rel="prev"' in link and 'rel="last"' in link
+
+
+# --- /popular/ -----------------------------------------------------------------------------------
+
+
+def test_popular_ranks_recent_likes_makes_and_downloads(api):
+    liked = ThingFactory()
+    _like(liked, count=3)  # 3 × 10 = 30
+    made = ThingFactory(make_count=2)  # 2 × 20 = 40
+    downloaded = ThingFactory(download_count=35)  # 35 × 1 = 35
+    quiet = ThingFactory()
+    assert _ids(api.get("/popular/")) == [made.pk, downloaded.pk, liked.pk, quiet.pk]
+
+
+def test_popular_ignores_likes_older_than_30_days(api):
+    old_favourite = ThingFactory()
+    _like(old_favourite, days_ago=31, count=5)
+    recent = ThingFactory()
+    _like(recent, days_ago=29)
+    newest_quiet = ThingFactory()
+    assert _ids(api.get("/popular/")) == [recent.pk, newest_quiet.pk, old_favourite.pk]
+
+
+def test_popular_breaks_ties_by_newest_then_id(api):
+    first, second, third = ThingFactory.create_batch(3, download_count=5)
+    Thing.objects.filter(pk__in=[second.pk, third.pk]).update(added=first.added)
+    Thing.objects.filter(pk=first.pk).update(added=first.added + timedelta(seconds=1))
+    assert _ids(api.get("/popular/")) == [first.pk, third.pk, second.pk]
+
+
+def test_popular_leaves_out_drafts(api):
+    draft = ThingFactory(is_published=False, published_at=None, download_count=1000)
+    _like(draft, count=3)
+    published = ThingFactory()
+    assert _ids(api.get("/popular/")) == [published.pk]
+
+
+# --- /featured/ ----------------------------------------------------------------------------------
+
+
+def test_featured_lists_featured_published_things_most_recently_featured_first(api):
+    now = timezone.now()
+    earlier = ThingFactory(is_featured=True, featured_at=now - timedelta(days=2))
+    later = ThingFactory(is_featured=True, featured_at=now - timedelta(days=1))
+    ThingFactory()  # not featured
+    ThingFactory(is_featured=True, featured_at=now, is_published=False, published_at=None)
+    assert _ids(api.get("/featured/")) == [later.pk, earlier.pk]
+
+
+def test_featured_is_empty_when_nothing_is_featured(api):
+    ThingFactory()
+    assert _ids(api.get("/featured/")) == []
+
+
+# --- all three -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/newest/", "/popular/", "/featured/", "/newest"])
+def test_anonymous_is_401(anon_client, path):
+    assert_unauthorized(anon_client.get(path))
+
+
+@pytest.mark.parametrize("path", ["/newest/", "/popular/", "/featured/"])
+@pytest.mark.parametrize("rows", [1, 30])
+def test_query_count_does_not_grow_with_rows(api, path, rows, django_assert_num_queries):
+    things = ThingFactory.create_batch(rows, is_featured=True, featured_at=timezone.now())
+    for thing in things:
+        _like(thing)
+    api.get(path)  # warm-up: the once-per-5-minutes last_active write
+    # 1: the token with its user and application; 2: COUNT; 3: the page with creators and categories.
+    with django_assert_num_queries(3):
+        assert len(api.get(path).json()) == rows

@@ -1,0 +1,262 @@
+"""API endpoints of spec §4.2 (Things) and the Things lists of §4.1.
+
+Each handler: parse → selector → one service → serialise.
+
+Every Thing is fetched through selectors.thing_get_for_viewer (or thing_get_own), so the spec's
+401/403/404 matrix (§4.2, §7) lives in one place.
+"""
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.selectors import user_get_by_name
+from apps.accounts.serializers import OkSerializer, UserSummarySerializer
+from apps.core.api import ok, paginated_response, parse_input
+from apps.things import selectors, services
+from apps.things.serializers import (
+    CategorySerializer,
+    PackageUrlSerializer,
+    TagSerializer,
+    ThingCreateInput,
+    ThingSerializer,
+    ThingShortSerializer,
+    ThingUpdateInput,
+    WatchingSerializer,
+)
+
+THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, description="A Thing id.")
+USERNAME_PARAM = OpenApiParameter(
+    "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
+)
+MATRIX = (
+    "Unpublished and unauthenticated: 401. Unpublished and not owned: 403. Invalid or deleted: 404."
+)
+
+
+def _thing_response(request, thing_id, status=200) -> Response:
+    # Re-read after a write: the body shows the stored state with the caller's is_liked/is_watched.
+    thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user)
+    return Response(ThingSerializer(thing, context={"request": request}).data, status=status)
+
+
+class ThingCreateView(APIView):
+    @extend_schema(
+        request=ThingCreateInput,
+        responses={201: ThingSerializer},
+        summary="Create a Thing",
+        description="The new Thing is unpublished. `license` defaults to the caller's default license "
+        "(`cc-sa` when that is not a Thing license).",
+    )
+    def post(self, request):
+        data = parse_input(ThingCreateInput, request)
+        thing = services.thing_create(creator=request.user, **data)
+        return _thing_response(request, thing.pk, status=201)
+
+
+class ThingDetailView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM], responses=ThingSerializer, summary="Get a Thing", description=MATRIX
+    )
+    def get(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user)
+        return Response(ThingSerializer(thing, context={"request": request}).data)
+
+    @extend_schema(
+        parameters=[THING_PARAM],
+        request=ThingUpdateInput,
+        responses=ThingSerializer,
+        summary="Update own Thing",
+    )
+    def patch(self, request, thing_id):
+        # 404/403 before 400: a caller learns nothing about input rules on someone else's Thing.
+        thing = selectors.thing_get_own(thing_id, viewer=request.user)
+        data = parse_input(ThingUpdateInput, request, partial=True)
+        services.thing_update(thing=thing, data=data)
+        return _thing_response(request, thing.pk)
+
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=OkSerializer,
+        summary="Delete own Thing",
+        description="Irreversible.",
+    )
+    def delete(self, request, thing_id):
+        thing = selectors.thing_get_own(thing_id, viewer=request.user)
+        services.thing_delete(thing=thing)
+        return ok()
+
+
+class ThingPublishView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        request=None,
+        responses=ThingSerializer,
+        summary="Publish own Thing",
+        description="400 NOT_PUBLISHABLE with `errors: [reasons]` when the Thing is not publishable. "
+        "Publishing a published Thing returns it unchanged.",
+    )
+    def post(self, request, thing_id):
+        thing = selectors.thing_get_own(thing_id, viewer=request.user)
+        services.thing_publish(thing=thing)
+        return _thing_response(request, thing.pk)
+
+
+class ThingLikesView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=UserSummarySerializer(many=True),
+        summary="List the users who liked a Thing",
+        description="Newest like first.",
+    )
+    def get(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        users = selectors.thing_liker_list(thing=thing)
+        return paginated_response(request, users, UserSummarySerializer, view=self)
+
+    @extend_schema(
+        parameters=[THING_PARAM],
+        request=None,
+        responses=OkSerializer,
+        summary="Like a Thing",
+        description="400 for one's own Thing; liking again is fine.",
+    )
+    def post(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        services.thing_like(user=request.user, thing=thing)
+        return ok()
+
+    @extend_schema(
+        parameters=[THING_PARAM],
+        request=None,
+        responses=OkSerializer,
+        summary="Unlike a Thing",
+        description="400 for one's own Thing; not liking it already is fine.",
+    )
+    def delete(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        services.thing_unlike(user=request.user, thing=thing)
+        return ok()
+
+
+class ThingToggleWatchView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        request=None,
+        responses=WatchingSerializer,
+        summary="Watch or unwatch a Thing",
+    )
+    def post(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        return Response({"watching": services.thing_toggle_watch(user=request.user, thing=thing)})
+
+
+class ThingAncestorsView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=ThingShortSerializer(many=True),
+        summary="List the Things a Thing derives from",
+        description="Only those the caller may see; newest first.",
+    )
+    def get(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        things = selectors.thing_list_ancestors(thing=thing, viewer=request.user)
+        return paginated_response(request, things, ThingShortSerializer, view=self)
+
+
+class ThingDerivativesView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=ThingShortSerializer(many=True),
+        summary="List the Things derived from a Thing",
+        description="Only those the caller may see; newest first.",
+    )
+    def get(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        things = selectors.thing_list_derivatives(thing=thing, viewer=request.user)
+        return paginated_response(request, things, ThingShortSerializer, view=self)
+
+
+class ThingTagsView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM], responses=TagSerializer(many=True), summary="List a Thing's tags"
+    )
+    def get(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        return paginated_response(request, selectors.thing_tag_list(thing=thing), TagSerializer, view=self)
+
+
+class ThingCategoriesView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=CategorySerializer(many=True),
+        summary="List a Thing's categories",
+        description="The Thing's category, then its parent category; empty when it has none.",
+    )
+    def get(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        categories = selectors.thing_category_list(thing=thing)
+        return paginated_response(request, categories, CategorySerializer, view=self)
+
+
+class ThingHackThePandemicView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=ThingSerializer,
+        summary="Get a Thing, published or not",
+        description="Unpublished Things are allowed for every user (spec §4.2); 404 only when missing.",
+    )
+    def get(self, request, thing_id):
+        thing = selectors.thing_get_any(thing_id, viewer=request.user)
+        return Response(ThingSerializer(thing, context={"request": request}).data)
+
+
+class ThingPrintsView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=ThingShortSerializer(many=True),
+        summary="List a Thing's prints",
+        description="The prints of a Thing are its makes (copies). Always empty until makes exist.",
+    )
+    def get(self, request, thing_id):
+        selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        # Prints are the Thing's makes (copies), which arrive with the makes work: none exist yet.
+        return paginated_response(request, [], ThingShortSerializer, view=self)
+
+
+class ThingPackageUrlView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=PackageUrlSerializer,
+        summary="Get the ZIP package URL of a Thing",
+        description="404 NO_FILES while the Thing has no files.",
+    )
+    def get(self, request, thing_id):
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        return Response({"url": selectors.thing_package_url(thing=thing)})
+
+
+class UserThingsView(APIView):
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        responses=ThingShortSerializer(many=True),
+        summary="List a user's Things",
+        description="Newest first. The caller's own list includes unpublished Things. 404 if the user "
+        "does not exist.",
+    )
+    def get(self, request, username):
+        owner = user_get_by_name(username, viewer=request.user)
+        things = selectors.thing_list_for_user(owner=owner, viewer=request.user)
+        return paginated_response(request, things, ThingShortSerializer, view=self)
+
+
+class UserLikesView(APIView):
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        responses=ThingShortSerializer(many=True),
+        summary="List the Things a user liked",
+        description="Newest like first, only Things the caller may see. 404 if the user does not exist.",
+    )
+    def get(self, request, username):
+        user = user_get_by_name(username, viewer=request.user)
+        things = selectors.thing_list_liked_by(user=user, viewer=request.user)
+        return paginated_response(request, things, ThingShortSerializer, view=self)

@@ -1,0 +1,126 @@
+"""Categories, tags (spec §4.7) and the discovery lists beyond the spec: parse → selector → serialise.
+
+Every list is paginated (DECISIONS.md: Pagination) and costs a constant number of queries: the token,
+the category or tag when the path names one, then one COUNT and one SELECT.
+"""
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.core.api import paginated_response
+from apps.things import selectors
+from apps.things.serializers import CategorySerializer, TagSerializer, ThingShortSerializer
+
+SLUG_PARAM = OpenApiParameter(
+    "slug", str, OpenApiParameter.PATH, description="A category slug, e.g. `replacement-parts`."
+)
+TAG_PARAM = OpenApiParameter(
+    "tag",
+    str,
+    OpenApiParameter.PATH,
+    description="A tag, normalised as in spec §2 (whitespace → `_`, other characters than letters, "
+    "digits, `_` and `-` removed) and matched ignoring case.",
+)
+
+
+class CategoryTreeSerializer(CategorySerializer):
+    """DECISIONS.md's Category plus `parent`: the parent's slug, null for a top-level category, so a
+    client can rebuild the tree from the one list."""
+
+    parent = serializers.SerializerMethodField()
+
+    def get_parent(self, category) -> str | None:
+        return category.parent.slug if category.parent_id else None  # parent is select_related
+
+
+def _things_response(request, view, queryset) -> Response:
+    return paginated_response(request, queryset, ThingShortSerializer, view=view)
+
+
+class CategoryListView(APIView):
+    @extend_schema(
+        responses=CategoryTreeSerializer(many=True),
+        summary="List categories",
+        description="Every category in tree order: each top-level category followed by its children.",
+    )
+    def get(self, request):
+        return paginated_response(request, selectors.category_list(), CategoryTreeSerializer, view=self)
+
+
+class CategoryDetailView(APIView):
+    @extend_schema(parameters=[SLUG_PARAM], responses=CategoryTreeSerializer, summary="Get a category")
+    def get(self, request, slug):
+        category = selectors.category_get(slug)
+        return Response(CategoryTreeSerializer(category, context={"request": request}).data)
+
+
+class CategoryThingsView(APIView):
+    @extend_schema(
+        parameters=[SLUG_PARAM],
+        responses=ThingShortSerializer(many=True),
+        summary="List the Things of a category",
+        description="Published Things of the category and of its sub-categories, newest first. "
+        "404 if the category does not exist.",
+    )
+    def get(self, request, slug):
+        category = selectors.category_get(slug)
+        return _things_response(
+            request, self, selectors.category_list_things(category=category, viewer=request.user)
+        )
+
+
+class TagListView(APIView):
+    @extend_schema(
+        responses=TagSerializer(many=True),
+        summary="List tags",
+        description="Every tag carried by at least one published Thing, in alphabetical order.",
+    )
+    def get(self, request):
+        return paginated_response(request, selectors.tag_list(), TagSerializer, view=self)
+
+
+class TagDetailView(APIView):
+    @extend_schema(parameters=[TAG_PARAM], responses=TagSerializer, summary="Get a tag")
+    def get(self, request, tag):
+        found = selectors.tag_get(tag)
+        return Response(TagSerializer(found, context={"request": request}).data)
+
+
+class TagThingsView(APIView):
+    @extend_schema(
+        parameters=[TAG_PARAM],
+        responses=ThingShortSerializer(many=True),
+        summary="List the Things with a tag",
+        description="Published Things with the tag, newest first. 404 if no published Thing has the tag.",
+    )
+    def get(self, request, tag):
+        found = selectors.tag_get(tag)
+        return _things_response(request, self, selectors.tag_list_things(tag=found, viewer=request.user))
+
+
+class NewestThingsView(APIView):
+    @extend_schema(responses=ThingShortSerializer(many=True), summary="List the newest Things")
+    def get(self, request):
+        return _things_response(request, self, selectors.thing_list_newest(viewer=request.user))
+
+
+class PopularThingsView(APIView):
+    @extend_schema(
+        responses=ThingShortSerializer(many=True),
+        summary="List popular Things",
+        description="Published Things ranked by activity: likes of the last 30 days (weight 10), makes "
+        "(weight 20) and downloads (weight 1); ties by newest.",
+    )
+    def get(self, request):
+        return _things_response(request, self, selectors.thing_list_popular(viewer=request.user))
+
+
+class FeaturedThingsView(APIView):
+    @extend_schema(
+        responses=ThingShortSerializer(many=True),
+        summary="List featured Things",
+        description="Published Things featured by moderators, the most recently featured first.",
+    )
+    def get(self, request):
+        return _things_response(request, self, selectors.thing_list_featured(viewer=request.user))

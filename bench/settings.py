@@ -1,0 +1,27 @@
+"""Settings of the benchmark server: the test settings run like production, plus the floor route.
+
+Only `make bench` uses this module. DEBUG is off, database connections persist across requests as in
+production (CONN_MAX_AGE), and ROOT_URLCONF adds the bare floor view to the real URLconf, so the
+production URLconf never contains it.
+"""
+from config.settings.test import *  # noqa: F401,F403
+
+DEBUG = False
+ROOT_URLCONF = "bench.urls"
+# Persistent connections, as production intends. Django reads these per database, not at the top level.
+DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
+# The test settings look static files up on every request; production serves them from a manifest.
+WHITENOISE_AUTOREFRESH = False
+STATIC_ROOT = None  # nothing collected: no static files are served during the benchmark
+# The API's absolute URLs have production's length, so response sizes are realistic.
+API_BASE_URL = AUTH_BASE_URL = SITE_URL = "https://api.thingyard.example"
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    # A 4xx is part of a benchmark's error count, not a log line per request.
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
