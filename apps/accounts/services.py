@@ -101,7 +101,10 @@ def user_delete(*, user: User, application=None) -> None:
         reasons = rules.user_delete_blockers(application=application)
         if reasons:
             raise PermissionDenied(reasons[0])
+    from apps.things.services import thing_likes_release_for_user  # things builds on accounts
+
     _revoke_tokens(user)
+    thing_likes_release_for_user(user=user)
     try:
         with transaction.atomic():
             user.delete()

@@ -25,7 +25,13 @@ def parse_input(serializer_class, request, *, partial: bool = False, context: di
     elif isinstance(data, QueryDict):
         # DRF answers an empty form-labelled body with an empty QueryDict before any parser runs.
         data = form_to_dict(data)
-    serializer = serializer_class(data=data, partial=partial, context={"request": request, **(context or {})})
+    return validated(
+        serializer_class(data=data, partial=partial, context={"request": request, **(context or {})})
+    )
+
+
+def validated(serializer) -> dict:
+    """The serializer's validated data, or 400 VALIDATION_FAILED naming the first bad field."""
     if not serializer.is_valid():
         errors = _flatten_drf_detail(serializer.errors)
         field, messages = next(iter(errors.items()))

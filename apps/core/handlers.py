@@ -34,10 +34,19 @@ def error_body(status: int, message: str | None, error_type: str, errors=None) -
     return body
 
 
+def x_error_header(reason: str) -> str:
+    """The `X-Error` value (DECISIONS.md): the body's reason as printable ASCII on one line.
+
+    A reason may quote client input; a newline would make Django refuse the header (a 500) and other
+    bytes are not safe in every client's header parser, so both become `?`. The body keeps the original.
+    """
+    return "".join(ch if " " <= ch <= "~" else "?" for ch in reason)[:200]
+
+
 def error_response(status: int, message: str | None, error_type: str, errors=None, headers=None) -> Response:
     body = error_body(status, message, error_type, errors)
     response = Response(body, status=status, headers=headers or {})
-    response["X-Error"] = body["error"]
+    response["X-Error"] = x_error_header(body["error"])
     if status == 401:
         response["WWW-Authenticate"] = "Bearer"
     return response

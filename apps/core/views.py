@@ -3,14 +3,14 @@ import json
 
 from django.http import HttpResponse
 
-from apps.core.handlers import error_body
+from apps.core.handlers import error_body, x_error_header
 
 
 def json_error(status: int, message: str, error_type: str) -> HttpResponse:
     """DECISIONS.md's error body outside DRF (middleware, Django's error handlers)."""
     body = error_body(status, message, error_type)
     response = HttpResponse(json.dumps(body), status=status, content_type="application/json")
-    response["X-Error"] = body["error"]
+    response["X-Error"] = x_error_header(body["error"])
     return response
 
 

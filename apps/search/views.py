@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.core.exceptions import NotFound, ValidationFailed
-from apps.core.handlers import _flatten_drf_detail
+from apps.core.api import validated
 from apps.core.pagination import LinkHeaderPagination
 from apps.search import registry, selectors
 from apps.search.serializers import (
@@ -25,13 +25,7 @@ TERM_MAX_LENGTH = 200
 def _parse_query(serializer_class, request) -> dict:
     """Query parameters through an input serializer; an empty value counts as absent. 400 otherwise."""
     data = {key: value for key, value in request.query_params.items() if value.strip() != ""}
-    serializer = serializer_class(data=data)
-    if not serializer.is_valid():
-        errors = _flatten_drf_detail(serializer.errors)
-        field, messages = next(iter(errors.items()))
-        message = f"{field}: {messages[0]}" if field != "non_field_errors" else messages[0]
-        raise ValidationFailed(message, errors=errors)
-    return serializer.validated_data
+    return validated(serializer_class(data=data))
 
 
 def _term(raw: str | None) -> str:

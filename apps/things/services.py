@@ -104,6 +104,8 @@ def thing_create(
     tag_names = _tags_resolve(tags, errors)
     ancestor_ids = list(dict.fromkeys(ancestors))
     if ancestor_ids:
+        # Hold the ancestors until commit: a concurrent delete would otherwise break the Remix insert.
+        list(Thing.objects.select_for_update(no_key=True).filter(pk__in=ancestor_ids).order_by("pk").values_list("pk"))
         visible = selectors.thing_ids_visible(ancestor_ids, viewer=creator)
         unknown = [i for i in ancestor_ids if i not in visible]
         if unknown:
@@ -238,6 +240,20 @@ def thing_unlike(*, user, thing: Thing) -> None:
         deleted, _ = Like.objects.filter(user=user, thing=thing).delete()
         if deleted:
             Thing.objects.filter(pk=thing.pk).update(like_count=F("like_count") - 1)
+
+
+def thing_likes_release_for_user(*, user) -> None:
+    """Remove a departing user's likes and lower each liked Thing's like_count, keeping counters exact.
+
+    Called by accounts.services.user_delete inside its transaction: the cascade alone would delete the
+    Like rows and leave every like_count one too high. Locks in id order, like thing_like does.
+    """
+    thing_ids = sorted(Like.objects.filter(user=user).values_list("thing_id", flat=True))
+    if not thing_ids:
+        return
+    list(Thing.objects.select_for_update().filter(pk__in=thing_ids).order_by("pk").values_list("pk", flat=True))
+    Like.objects.filter(user=user).delete()
+    Thing.objects.filter(pk__in=thing_ids).update(like_count=F("like_count") - 1)
 
 
 def thing_toggle_watch(*, user, thing: Thing) -> bool:

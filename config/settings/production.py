@@ -22,5 +22,6 @@ STORAGES = {
     "default": {"BACKEND": "storages.backends.s3.S3Storage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
-CONN_MAX_AGE = 60
-CONN_HEALTH_CHECKS = True
+# Persistent connections: these are per-database keys (top-level names are never read by Django).
+DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405

@@ -154,3 +154,21 @@ def test_like_count_stays_exact_under_concurrent_likes_and_unlikes():
     thing.refresh_from_db()
     assert thing.like_count == Like.objects.filter(thing=thing).count() == 6
     assert Event.objects.filter(kind="like").count() == 12  # 6 first likes + 6 concurrent ones, no doubles
+
+
+@pytest.mark.django_db
+def test_deleting_a_user_lowers_the_like_count_of_the_things_they_liked():
+    from apps.accounts.services import user_delete
+    from apps.accounts.tests.factories import UserFactory
+    from apps.things.models import Thing
+    from apps.things.services import thing_like
+    from apps.things.tests.factories import ThingFactory
+
+    thing = ThingFactory()
+    leaving, staying = UserFactory(), UserFactory()
+    thing_like(user=leaving, thing=thing)
+    thing_like(user=staying, thing=thing)
+
+    user_delete(user=leaving)
+
+    assert Thing.objects.get(pk=thing.pk).like_count == 1
