@@ -1,7 +1,10 @@
 """Reads of the OAuth provider."""
 import hashlib
 
+from django.contrib.auth import get_user_model
+from django.db import connection
 from django.utils import timezone
+from django.utils.functional import cached_property
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.oauth import rules
@@ -59,18 +62,87 @@ def authorization_get_for_user(*, user, application_id: int):
 
 
 def access_token_get_active(*, token: str):
-    """The live AccessToken with this value (looked up by DOT's checksum index), or None."""
+    """The live AccessToken with this value, its user and application loaded, or None.
+
+    Every API request runs this, so it is one hand-written join on DOT's indexed checksum, turned into
+    model instances with Model.from_db: the ORM's select_related over these two wide models cost
+    about 1.4 ms to compile per request against 0.2 ms for the query itself (make bench).
+    Revocation stays immediate: nothing is cached between requests.
+    """
     if not token:
         return None
     checksum = hashlib.sha256(token.encode("utf-8")).hexdigest()
-    access_token = (
-        get_access_token_model()
-        .objects.select_related("application", "user")
-        .filter(token_checksum=checksum)
-        .first()
-    )
-    if access_token is None or access_token.expires <= timezone.now():
+    with connection.cursor() as cursor:
+        cursor.execute(_ACTIVE_TOKEN_SQL.sql, [checksum])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    access_token = _ACTIVE_TOKEN_SQL.build(row)
+    if access_token.expires <= timezone.now():
         return None
     if access_token.user_id is not None and not access_token.user.is_active:
         return None
     return access_token
+
+
+class _TokenJoin:
+    """SELECT token, user and application columns in one row; built lazily (models must be ready).
+
+    The user is loaded whole (`/users/me` serialises it); of the token and the application only what
+    authentication, permissions and rate limiting read: any other field loads on first access, as a
+    deferred field does.
+    """
+
+    TOKEN_FIELDS = ("id", "user_id", "application_id", "expires", "scope", "created")
+    APPLICATION_FIELDS = ("id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type")
+
+    @cached_property
+    def _models(self):
+        return get_access_token_model(), get_user_model(), get_application_model()
+
+    @cached_property
+    def _fields(self):
+        token_model, user_model, app_model = self._models
+
+        def pick(model, names):
+            # In the model's own field order: Model.from_db fills deferred fields by that order.
+            wanted = {model._meta.get_field(name).attname for name in names}
+            return [field for field in model._meta.concrete_fields if field.attname in wanted]
+
+        return (
+            pick(token_model, self.TOKEN_FIELDS),
+            list(user_model._meta.concrete_fields),
+            pick(app_model, self.APPLICATION_FIELDS),
+        )
+
+    @cached_property
+    def sql(self) -> str:
+        token_model, user_model, app_model = self._models
+        quote = connection.ops.quote_name
+        columns = ", ".join(
+            f"{alias}.{quote(field.column)}"
+            for alias, fields in zip(("t", "u", "a"), self._fields)
+            for field in fields
+        )
+        return (
+            f"SELECT {columns} FROM {quote(token_model._meta.db_table)} t "
+            f"LEFT JOIN {quote(user_model._meta.db_table)} u ON u.{quote('id')} = t.{quote('user_id')} "
+            f"LEFT JOIN {quote(app_model._meta.db_table)} a ON a.{quote('id')} = t.{quote('application_id')} "
+            f"WHERE t.{quote('token_checksum')} = %s"
+        )
+
+    def build(self, row):
+        parts, start = [], 0
+        for model, fields in zip(self._models, self._fields):
+            names = [field.attname for field in fields]
+            values = row[start : start + len(names)]
+            start += len(names)
+            parts.append(model.from_db(connection.alias, names, values) if values[0] is not None else None)
+        access_token, user, application = parts
+        # What select_related would have cached: token.user / token.application cost no query.
+        access_token._state.fields_cache["user"] = user
+        access_token._state.fields_cache["application"] = application
+        return access_token
+
+
+_ACTIVE_TOKEN_SQL = _TokenJoin()
