@@ -1,6 +1,7 @@
 """Absolute URLs and timestamps of a user as the API shows them: one place for both user serializers."""
 
 from datetime import UTC, datetime
+from functools import cache
 
 from django.core.files.storage import default_storage
 from django.templatetags.static import static
@@ -29,6 +30,12 @@ def user_thumbnail_url(user) -> str:
     """The avatar in the object store, else the static default avatar (never empty: clients show it)."""
     if user.avatar:
         return default_storage.url(user.avatar)
+    return _default_avatar_url()
+
+
+@cache
+def _default_avatar_url() -> str:
+    # Fixed for the life of the process (static files are collected before it starts).
     return site_url(static(DEFAULT_AVATAR))
 
 

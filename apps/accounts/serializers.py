@@ -31,6 +31,20 @@ class UserSummarySerializer(serializers.Serializer):
     def get_thumbnail(self, user) -> str:
         return links.user_thumbnail_url(user)
 
+    def to_representation(self, user):
+        # Embedded in every row of every list: built directly, the declared fields stay for the schema.
+        if type(self) is not UserSummarySerializer:
+            return super().to_representation(user)
+        return {
+            "id": user.pk,
+            "name": user.username,
+            "first_name": user.first_name,
+            "last_name": user.last_name,
+            "url": links.user_api_url(user),
+            "public_url": links.user_public_url(user),
+            "thumbnail": links.user_thumbnail_url(user),
+        }
+
 
 class UserSerializer(UserSummarySerializer):
     """The user object (spec §2). `email` and `default_license` only when the viewer is the user."""

@@ -20,7 +20,7 @@ from apps.search.backend import full_text_search_enabled
 from apps.things.links import thing_public_url
 from apps.things.models import Category, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
-from apps.things.selectors import thing_queryset
+from apps.things.selectors import thing_short_queryset
 
 SORT_RELEVANT = "relevant"
 SORT_NEWEST = "newest"
@@ -40,10 +40,6 @@ AUTOCOMPLETE_MAX = 20
 POPULARITY = F("like_count") + F("make_count") + F("download_count")
 _THING_PREFIX_KEY = Collate(Lower("name"), "C")
 _TAG_PREFIX_KEY = Collate(Lower("name"), "C")
-
-# The large text columns no search result shows; the vector alone can be kilobytes per row.
-_UNSHOWN_THING_FIELDS = ("description", "instructions", "search_vector")
-
 
 @dataclass(frozen=True)
 class SearchParams:
@@ -115,7 +111,7 @@ def _thing_search(scope: QuerySet, *, term: str, viewer, params: SearchParams) -
             .order_by(F("search_rank").desc(), F("like_count").desc(), F("id").desc())
             .values("pk")
         )
-    rows = thing_queryset(viewer=viewer).defer(*_UNSHOWN_THING_FIELDS)
+    rows = thing_short_queryset()
     return ThingResults(ids=window.values_list("pk", flat=True), rows=rows)
 
 

@@ -1,4 +1,6 @@
 """Absolute URLs of a Thing as the API shows them (one place for every Thing serializer)."""
+from functools import cache
+
 from django.templatetags.static import static
 
 from apps.core.api import api_url, site_url
@@ -19,4 +21,9 @@ def thing_public_url(thing_id: int) -> str:
 def thing_thumbnail_url(thing) -> str:
     """The default image's thumbnail once images exist (uploads), else a static placeholder."""
     url = getattr(thing, "default_thumbnail_url", None)
-    return url or site_url(static(PLACEHOLDER_THUMBNAIL))
+    return url or _placeholder_url()
+
+
+@cache
+def _placeholder_url() -> str:
+    return site_url(static(PLACEHOLDER_THUMBNAIL))

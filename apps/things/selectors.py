@@ -22,17 +22,30 @@ def thing_queryset(*, viewer) -> QuerySet:
     )
 
 
+# What ThingShortSerializer shows (DECISIONS.md: the shorter Thing of lists), and nothing more: lists
+# skip the per-viewer annotations and the long text columns of the detail view.
+SHORT_THING_FIELDS = (
+    "id", "name", "is_published", "is_wip", "like_count", "added", "creator",
+    "creator__username", "creator__first_name", "creator__last_name", "creator__avatar",
+)
+
+
+def thing_short_queryset() -> QuerySet:
+    """Things for list endpoints (the short shape), in one query."""
+    return Thing.objects.select_related("creator").only(*SHORT_THING_FIELDS)
+
+
 def thing_list_visible(*, viewer) -> QuerySet:
     """Published Things, plus the viewer's own unpublished ones. Newest first, ties broken by id."""
     viewer_id = _viewer_id(viewer)
     visible = Q(is_published=True)
     if viewer_id is not None:
         visible |= Q(creator_id=viewer_id)
-    return thing_queryset(viewer=viewer).filter(visible).order_by("-added", "-id")
+    return thing_short_queryset().filter(visible).order_by("-added", "-id")
 
 
 def thing_list_published(*, viewer) -> QuerySet:
-    return thing_queryset(viewer=viewer).filter(is_published=True).order_by("-added", "-id")
+    return thing_short_queryset().filter(is_published=True).order_by("-added", "-id")
 
 
 def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
@@ -230,7 +243,7 @@ def thing_get_own(thing_id, *, viewer, detail: bool = False) -> Thing:
 
 def thing_list_for_user(*, owner, viewer) -> QuerySet:
     """spec §4.1 /users/{username}/things: newest first; drafts only on the caller's own list."""
-    things = thing_queryset(viewer=viewer).filter(creator=owner)
+    things = thing_short_queryset().filter(creator=owner)
     if _viewer_id(viewer) != owner.pk:
         things = things.filter(is_published=True)
     return things.order_by("-added", "-id")

@@ -37,6 +37,25 @@ class ThingShortSerializer(serializers.Serializer):
     def get_added(self, thing) -> str:
         return iso8601(thing.added)
 
+    def to_representation(self, thing):
+        # Lists serialise up to 100 of these per request; built directly (DRF's per-field machinery
+        # cost ~70 µs a row). The declared fields above still document the shape in the schema.
+        if type(self) is not ThingShortSerializer:
+            return super().to_representation(thing)
+        public_url = links.thing_public_url(thing.pk)
+        return {
+            "id": thing.pk,
+            "name": thing.name,
+            "url": public_url,
+            "public_url": public_url,
+            "thumbnail": links.thing_thumbnail_url(thing),
+            "creator": UserSummarySerializer(context=self.context).to_representation(thing.creator),
+            "is_published": thing.is_published,
+            "is_wip": thing.is_wip,
+            "like_count": thing.like_count,
+            "added": iso8601(thing.added),
+        }
+
 
 class ThingSerializer(ThingShortSerializer):
     """The full Thing (spec §2): every field, the sub-collection URLs under both names (compat).

@@ -115,3 +115,34 @@ def test_query_count_is_the_same_for_1_and_30_rows(api, django_assert_num_querie
     with django_assert_num_queries(3):
         response = api.get("/users/?prefix=row")
     assert len(response.json()) == rows
+
+
+@pytest.mark.django_db
+def test_a_long_list_is_counted_once_then_its_total_is_reused(django_assert_num_queries):
+    from django.contrib.auth import get_user_model
+
+    from apps.core.pagination import LARGE_LIST, CountCachingPaginator
+
+    User = get_user_model()
+    User.objects.bulk_create([User(username=f"many{i}") for i in range(LARGE_LIST + 5)])
+    queryset = User.objects.filter(username__startswith="many").order_by("pk")
+
+    with django_assert_num_queries(2):  # the bounded COUNT, then the full one
+        assert CountCachingPaginator(queryset, 30).count == LARGE_LIST + 5
+    with django_assert_num_queries(1):  # the bounded COUNT; the total comes from the cache
+        assert CountCachingPaginator(queryset, 30).count == LARGE_LIST + 5
+
+
+@pytest.mark.django_db
+def test_a_short_list_is_counted_exactly_every_time(django_assert_num_queries):
+    from django.contrib.auth import get_user_model
+
+    from apps.core.pagination import CountCachingPaginator
+
+    User = get_user_model()
+    User.objects.bulk_create([User(username=f"few{i}") for i in range(3)])
+    queryset = User.objects.filter(username__startswith="few")
+    with django_assert_num_queries(1):
+        assert CountCachingPaginator(queryset, 30).count == 3
+    User.objects.create(username="few3")
+    assert CountCachingPaginator(queryset, 30).count == 4
