@@ -89,7 +89,8 @@ class ThingSerializer(ThingShortSerializer):
         return thing.category.name if thing.category_id else None
 
     def get_tag_names(self, thing) -> list[str]:
-        return [tag.name for tag in thing.tags.all()]
+        names = getattr(thing, "tag_name_list", None)  # selectors._with_tag_names, on PostgreSQL
+        return list(names) if names is not None else [tag.name for tag in thing.tags.all()]
 
     def get_default_image(self, thing):
         # Images arrive with uploads; until a Thing has one, DECISIONS.md's `default_image` is null.
