@@ -156,9 +156,11 @@ def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: d
         + " (from a very common word to a two-word query); any non-2xx answer is an error.",
         "- Latency is client-side, from sending the request to reading the whole response; with one "
         "connection per worker thread nothing waits in gunicorn's backlog, but requests do share the CPUs.",
-        "- Persistent database connections: `config/settings/production.py` sets `CONN_MAX_AGE` at the "
-        "top level, where Django does not read it; the bench sets it per database "
-        "(`DATABASES['default']`), as production intends.",
+        "- Persistent database connections per database (`DATABASES['default']['CONN_MAX_AGE']`), as "
+        "`config/settings/production.py` sets them.",
+        "",
+        "Where the targets are missed, [performance.md](performance.md) explains why, with the cost of "
+        "each part of a request.",
         "",
         "## Machine",
         "",
