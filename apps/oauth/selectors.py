@@ -131,7 +131,20 @@ class _TokenJoin:
             f"WHERE t.{quote('token_checksum')} = %s"
         )
 
+    @cached_property
+    def _converters(self):
+        """Per selected column, the value converters the ORM's compiler would apply (SQLite returns
+        datetimes naive, for one); empty on PostgreSQL for these fields."""
+        converters = []
+        for model, fields in zip(self._models, self._fields):
+            for field in fields:
+                col = field.get_col(model._meta.db_table)
+                found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
+                converters.append((found, col))
+        return converters
+
     def build(self, row):
+        row = [self._convert(index, value) for index, value in enumerate(row)]
         parts, start = [], 0
         for model, fields in zip(self._models, self._fields):
             names = [field.attname for field in fields]
@@ -143,6 +156,13 @@ class _TokenJoin:
         access_token._state.fields_cache["user"] = user
         access_token._state.fields_cache["application"] = application
         return access_token
+
+
+    def _convert(self, index: int, value):
+        converters, col = self._converters[index]
+        for converter in converters:
+            value = converter(value, col, connection)
+        return value
 
 
 _ACTIVE_TOKEN_SQL = _TokenJoin()
