@@ -14,6 +14,7 @@ urlpatterns = [
     path("", include("apps.accounts.urls")),
     path("", include("apps.things.urls")),
     path("", include("apps.search.urls")),
+    path("", include("apps.uploads.urls")),
 ]
 
 handler400 = "apps.core.views.bad_request"

@@ -32,6 +32,11 @@ S3_REGION = env.str("S3_REGION", default="us-east-1")
 S3_ACCESS_KEY_ID = env.str("S3_ACCESS_KEY_ID", default="thingyard")
 S3_SECRET_ACCESS_KEY = env.str("S3_SECRET_ACCESS_KEY", default="thingyard-secret")
 S3_SIGNATURE_MODE = env.str("S3_SIGNATURE_MODE", default="v2")  # v2 (compat) or v4
+# spec §8 / DECISIONS.md: the policy bounds an upload to 1..262144000 bytes and expires after an hour.
+UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=262_144_000)
+UPLOAD_POLICY_SECONDS = env.int("UPLOAD_POLICY_SECONDS", default=3600)
+# spec §3: without a finalize call the service checks the upload itself after this delay.
+UPLOAD_VERIFY_DELAY_SECONDS = env.int("UPLOAD_VERIFY_DELAY_SECONDS", default=300)
 EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
 RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)
@@ -62,6 +67,7 @@ INSTALLED_APPS = [
     "apps.developers",
     "apps.things",
     "apps.search",
+    "apps.uploads",
     "apps.demo",
     "oauth2_provider",
 ]
@@ -225,6 +231,8 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict = {}
+# Task modules beyond each app's tasks.py (autodiscovered).
+CELERY_IMPORTS = ["apps.uploads.processing.tasks", "apps.uploads.package_tasks"]
 
 LOGGING = {
     "version": 1,

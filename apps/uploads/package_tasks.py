@@ -1,0 +1,1 @@
+"""Celery entry points of Thing packages (package-url ZIP)."""
