@@ -7,6 +7,8 @@
 3. gunicorn on a free loopback port, loaded with wrk (or the Python client): a bare Django floor view,
    `GET /things/{id}/`, a 30-item list and `/search/{term}/`, each for a fixed duration at a fixed
    concurrency, in the same run against the same server.
+4. Upload processing (bench/uploads.py): finalize-to-live time and a worker process's peak memory for a
+   generated 50 MB binary STL and a 20-megapixel JPEG (moto S3 on loopback; `--skip-uploads` skips it).
 
 Targets are checked here, never in unit tests (timings flake on shared machines). Each line prints the
 figure and its target; the exit status is 1 when a target is missed. The figures go to docs/benchmarks.md.
@@ -42,6 +44,7 @@ def _arguments():
     parser.add_argument("--worker-class", default="gthread", choices=["gthread", "sync"])
     parser.add_argument("--tool", default="auto", choices=["auto", "wrk", "python"], help="load generator")
     parser.add_argument("--skip-http", action="store_true", help="only the in-process checks and the seed")
+    parser.add_argument("--skip-uploads", action="store_true", help="skip upload processing (STL, JPEG)")
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
     return parser.parse_args()
 
@@ -89,6 +92,13 @@ def main() -> int:
     else:
         print(f"  seeded in {seed.seconds:.1f} s; search vectors by {seed.vectors_by}")
 
+    uploads = []
+    if not args.skip_uploads:
+        from bench.uploads import checks_uploads, uploads_run
+
+        print("== upload processing: finalize to live, in a worker process")
+        uploads = uploads_run()
+
     targets = {}
     settings = {}
     if not args.skip_http:
@@ -104,6 +114,8 @@ def main() -> int:
     checks.append(check_seed(seed.seconds, things=seed.things, reused=seed.reused))
     if not args.skip_http:
         checks += checks_http(targets)
+    if uploads:
+        checks += checks_uploads(uploads)
 
     print("== targets")
     for check in checks:
@@ -114,7 +126,7 @@ def main() -> int:
             f"the migration-seeded categories; seeded {seed.seeded_at} in {seed.seconds:.1f} s"
         )
         doc_write(targets=targets, checks=checks, seed=seed, settings=settings, info=settings.pop("machine"),
-                  inprocess=inprocess)
+                  inprocess=inprocess, uploads=uploads)
         print("figures written to docs/benchmarks.md")
     return 0 if all(c.ok for c in checks) else 1
 

@@ -119,7 +119,7 @@ def machine() -> dict:
     }
 
 
-def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: dict) -> None:
+def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: dict, uploads=None) -> None:
     lines = [
         "# Benchmarks",
         "",
@@ -176,6 +176,8 @@ def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: d
         *[f"| {name} | {value:.2f} |" for name, value in inprocess.items()],
         "",
     ]
+    if uploads:
+        lines += uploads_section(uploads)
     if seed.steps:
         lines += [
             "## Seeding",
@@ -200,3 +202,32 @@ def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: d
         "",
     ]
     DOC_PATH.write_text("\n".join(lines))
+
+
+def uploads_section(results) -> list[str]:
+    """Upload processing (bench/uploads.py): finalize-to-live time and the worker's peak memory."""
+    from bench import uploads
+
+    return [
+        "## Upload processing (finalize to live)",
+        "",
+        "| upload | file (MB) | status | finalize→live (s) | incl. worker start (s) | worker RSS before (MB) "
+        "| worker peak RSS (MB) |",
+        "|---|---:|---|---:|---:|---:|---:|",
+        *[f"| {m.label} | {m.file_mb:.1f} | {m.status} | {m.seconds:.2f} | {m.wall_seconds:.2f} | "
+          f"{m.baseline_rss_mb:.0f} | {m.peak_rss_mb:.0f} |" for m in results],
+        "",
+        "- Generated uploads: a closed torus of 1,000,000 triangles as binary STL (50 MB) and a "
+        f"{uploads.JPEG_SIZE[0]}×{uploads.JPEG_SIZE[1]} JPEG (gradients and noise, quality 90), put in moto's S3 "
+        "server (its own thread in the bench process, on loopback) with a pending Upload row each.",
+        "- Each is finalized by a fresh worker process (`python -m bench.uploads --child`, settings "
+        "`bench.settings`: Celery eager, so the on-commit processing task runs in that process): the time is "
+        "from the `upload_finalize` call until the row is live; the peak is the process's VmHWM, the "
+        "'before' figure its RSS once Django, numpy, Pillow and boto3 are loaded (an idle worker).",
+        f"- Targets: STL peak ≤ file + {uploads.STL_RSS_CONSTANT_MB:.0f} MB (the file is memory-mapped; the "
+        "constant is the idle worker, ~120 MB, plus chunk buffers, the thumbnail's depth order (≤ 12 MB) "
+        "and one pass of the closed-mesh check's edge keys, at most 32 MB), "
+        f"≤ {uploads.STL_SECONDS_TARGET:.0f} s; JPEG peak ≤ {uploads.JPEG_RSS_MB_TARGET:.0f} MB "
+        f"(decoded at 1/4 scale), ≤ {uploads.JPEG_SECONDS_TARGET:.0f} s.",
+        "",
+    ]

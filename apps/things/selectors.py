@@ -6,17 +6,30 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from apps.things import rules
 from apps.things.models import Like, Tag, Thing, ThingTag, Watch
+# Module references (used at call time): both import this module back.
+from apps.uploads import packaging
+from apps.uploads import selectors as upload_selectors
 
 
 def _viewer_id(viewer):
     return viewer.pk if viewer is not None and viewer.is_authenticated else None
 
 
+def _with_default_image(qs: QuerySet) -> QuerySet:
+    """`default_image_row` (the default image as one JSON object, or None) and
+    `first_file_thumbnail_key`, read by links.thing_thumbnail_url / thing_default_image: two correlated
+    subqueries in the Things' own statement, so a page of Things costs no query per row."""
+    return qs.annotate(
+        default_image_row=upload_selectors.thing_default_image_row(),
+        first_file_thumbnail_key=upload_selectors.thing_first_file_thumbnail_key(),
+    )
+
+
 def thing_queryset(*, viewer) -> QuerySet:
     """Things with what their serializers read, in one query (+1 for tags when prefetched)."""
     viewer_id = _viewer_id(viewer)
     # The search vector is for the database alone; loading it would only slow every Thing read.
-    qs = Thing.objects.select_related("creator", "category").defer("search_vector")
+    qs = _with_default_image(Thing.objects.select_related("creator", "category").defer("search_vector"))
     if viewer_id is None:
         return qs.annotate(is_liked=Exists(Like.objects.none()), is_watched=Exists(Watch.objects.none()))
     return qs.annotate(
@@ -35,7 +48,7 @@ SHORT_THING_FIELDS = (
 
 def thing_short_queryset() -> QuerySet:
     """Things for list endpoints (the short shape), in one query."""
-    return Thing.objects.select_related("creator").only(*SHORT_THING_FIELDS)
+    return _with_default_image(Thing.objects.select_related("creator").only(*SHORT_THING_FIELDS))
 
 
 def _with_tag_names(qs: QuerySet) -> QuerySet:
@@ -301,13 +314,13 @@ def thing_category_list(*, thing) -> QuerySet:
     return category_list().filter(pk__in=ids).order_by(F("parent_id").asc(nulls_last=True), "id")
 
 
-def thing_package_url(*, thing) -> str:
-    """spec §4.2 package-url: the ZIP of the Thing's files, as `{"url": …}`."""
+def thing_package_url(*, thing) -> str | None:
+    """spec §4.2 package-url: the signed URL of the Thing's ZIP, or None while it is being built (a build
+    of the current files is then queued: apps.uploads.packaging). 404 NO_FILES without live files."""
     reasons = rules.thing_package_blockers(thing)
     if reasons:
         raise NotFound(reasons[0], errors=reasons, error_type="NO_FILES")
-    # Left for the uploads issue: files (and so file_count) do not exist yet; it builds the ZIP here.
-    raise NotFound("This Thing has no package yet.", error_type="NO_FILES")
+    return packaging.thing_package_request(thing=thing)
 
 
 def category_get_by_name(name: str) -> Category | None:

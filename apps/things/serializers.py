@@ -92,9 +92,8 @@ class ThingSerializer(ThingShortSerializer):
         names = getattr(thing, "tag_name_list", None)  # selectors._with_tag_names, on PostgreSQL
         return list(names) if names is not None else [tag.name for tag in thing.tags.all()]
 
-    def get_default_image(self, thing):
-        # Images arrive with uploads; until a Thing has one, DECISIONS.md's `default_image` is null.
-        return getattr(thing, "default_image_data", None)
+    def get_default_image(self, thing) -> dict | None:
+        return links.thing_default_image(thing)
 
     def to_representation(self, thing):
         data = super().to_representation(thing)
@@ -207,3 +206,10 @@ class WatchingSerializer(serializers.Serializer):
 
 class PackageUrlSerializer(serializers.Serializer):
     url = serializers.URLField()
+
+
+class PackageBuildingSerializer(serializers.Serializer):
+    """202 from package-url while the ZIP is being built: poll again after `Retry-After` seconds."""
+
+    status = serializers.CharField(default="building")
+    url = serializers.URLField(allow_null=True)

@@ -15,6 +15,7 @@ from apps.core.api import ok, paginated_response, parse_input
 from apps.things import selectors, services
 from apps.things.serializers import (
     CategorySerializer,
+    PackageBuildingSerializer,
     PackageUrlSerializer,
     TagSerializer,
     ThingCreateInput,
@@ -28,6 +29,7 @@ THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, descripti
 USERNAME_PARAM = OpenApiParameter(
     "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
 )
+PACKAGE_RETRY_AFTER_SECONDS = 5
 MATRIX = (
     "Unpublished and unauthenticated: 401. Unpublished and not owned: 403. Invalid or deleted: 404."
 )
@@ -226,13 +228,19 @@ class ThingPrintsView(APIView):
 class ThingPackageUrlView(APIView):
     @extend_schema(
         parameters=[THING_PARAM],
-        responses=PackageUrlSerializer,
+        responses={200: PackageUrlSerializer, 202: PackageBuildingSerializer},
         summary="Get the ZIP package URL of a Thing",
-        description="404 NO_FILES while the Thing has no files.",
+        description="404 NO_FILES while the Thing has no live files. The ZIP (files, README.txt, "
+        "LICENSE.txt) is built in the background: until it is ready, 202 `{\"status\": \"building\", "
+        "\"url\": null}` with `Retry-After`; then 200 `{\"url\": …}`, a signed URL valid for an hour.",
     )
     def get(self, request, thing_id):
         thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
-        return Response({"url": selectors.thing_package_url(thing=thing)})
+        url = selectors.thing_package_url(thing=thing)
+        if url is None:
+            return Response({"status": "building", "url": None}, status=202,
+                            headers={"Retry-After": str(PACKAGE_RETRY_AFTER_SECONDS)})
+        return Response({"url": url})
 
 
 class UserThingsView(APIView):

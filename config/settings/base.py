@@ -37,6 +37,9 @@ UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=262_144_000)
 UPLOAD_POLICY_SECONDS = env.int("UPLOAD_POLICY_SECONDS", default=3600)
 # spec §3: without a finalize call the service checks the upload itself after this delay.
 UPLOAD_VERIFY_DELAY_SECONDS = env.int("UPLOAD_VERIFY_DELAY_SECONDS", default=300)
+# Processing limits against hostile input (decompression bombs, absurd meshes).
+UPLOADS_IMAGE_MAX_PIXELS = env.int("UPLOADS_IMAGE_MAX_PIXELS", default=50_000_000)
+UPLOADS_STL_MAX_TRIANGLES = env.int("UPLOADS_STL_MAX_TRIANGLES", default=5_000_000)
 EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
 RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)
@@ -230,7 +233,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    # Pending uploads past their expiry: finalize the arrived, expire the rest, delete stray objects.
+    "uploads-sweep-expired": {"task": "apps.uploads.tasks.uploads_sweep_expired", "schedule": 600.0},
+}
 # Task modules beyond each app's tasks.py (autodiscovered).
 CELERY_IMPORTS = ["apps.uploads.processing.tasks", "apps.uploads.package_tasks"]
 

@@ -1,1 +1,28 @@
-"""Celery entry points of file and image processing: each takes ids and calls one service."""
+"""Celery entry points of file and image processing: each takes ids and calls one service.
+
+Bad content never raises (the service marks the row failed); only transient store failures do, and
+those are retried with exponential backoff (from 30 s, jittered, capped at 15 minutes), at most 5 times. A row
+whose retries ran out stays `processing`; running the task again later picks it up.
+"""
+from celery import shared_task
+
+from apps.uploads.processing import services
+from apps.uploads.store import StoreError
+
+RETRY = {
+    "autoretry_for": (StoreError,),
+    "retry_backoff": 30,  # seconds, doubling: 30, 60, 120… (as apps/uploads/tasks.py)
+    "retry_backoff_max": 900,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
+
+
+@shared_task(bind=True, acks_late=True, **RETRY)
+def file_process(self, file_id: int) -> str:
+    return services.file_process(file_id=file_id)
+
+
+@shared_task(bind=True, acks_late=True, **RETRY)
+def image_process(self, image_id: int) -> str:
+    return services.image_process(image_id=image_id)

@@ -1,0 +1,168 @@
+"""URLs and shapes of files and images as the API shows them (DECISIONS.md: File, Image).
+
+Store objects are never public: every URL of one is a short-lived presigned GET made by store.py.
+Signing is local computation (an HMAC), so building these for a page of 100 rows costs no round trip.
+
+Other apps (Things' `default_image`/`thumbnail`) read images through `image_from_row` and
+`thing_thumbnail_from_row`, which take the JSON row the Thing selectors annotate: never a query here.
+"""
+import json
+from datetime import UTC, datetime
+from functools import cache
+
+from django.templatetags.static import static
+
+from apps.accounts.links import iso8601
+from apps.core.api import api_url, site_url
+from apps.uploads import store
+
+# Signed store URLs live this long: long enough to render a page and start a download, short enough
+# that a leaked URL of a draft's file soon stops working.
+STORE_URL_SECONDS = 3600
+PLACEHOLDER_THUMBNAIL = "things/placeholder.png"
+
+IMAGE_TYPES = ("thumb", "preview", "display")
+IMAGE_SIZES = ("large", "medium", "small", "tiny")
+# The variant a Thing's `thumbnail` shows, best first.
+THUMBNAIL_PREFERENCE = (("thumb", "medium"), ("thumb", "large"), ("thumb", "small"), ("preview", "medium"))
+
+
+def store_url(key: str, *, filename: str | None = None) -> str:
+    return store.presigned_get_url(key, filename=filename, expires=STORE_URL_SECONDS)
+
+
+@cache
+def placeholder_thumbnail_url() -> str:
+    return site_url(static(PLACEHOLDER_THUMBNAIL))
+
+
+# --- files ------------------------------------------------------------------------------------------
+
+
+def file_api_url(file_id: int) -> str:
+    return api_url(f"files/{file_id}")
+
+
+def file_download_url(file_id: int) -> str:
+    return api_url(f"files/{file_id}/download")
+
+
+def file_public_url(thing_id: int, file_id: int) -> str:
+    """The Thing's site page, at the file's entry in its files section."""
+    return site_url(f"thing:{thing_id}#file-{file_id}")
+
+
+def file_thumbnail_url(file) -> str:
+    return store_url(file.thumbnail_key) if file.thumbnail_key else placeholder_thumbnail_url()
+
+
+def file_date(value: datetime) -> str:
+    """DECISIONS.md (compat): File `date` is exactly `YYYY-MM-DD hh:mm:ss` in UTC."""
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def formatted_size(size: int) -> str:
+    """Binary units, one decimal: `512 B`, `1.2 KB`, `1.2 MB`, `3.0 GB`."""
+    if size < 1024:
+        return f"{size} B"
+    value = float(size)
+    for unit in ("KB", "MB", "GB", "TB"):
+        value /= 1024
+        if value < 1024 or unit == "TB":
+            return f"{value:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def file_default_image(file) -> dict | None:
+    """A file's own render (the STL thumbnail) in the image shape, so clients that read
+    `default_image.sizes` find it; null until processing rendered one."""
+    if not file.thumbnail_key:
+        return None
+    url = store_url(file.thumbnail_key)
+    return {
+        "id": file.pk,
+        "name": file.name,
+        "url": url,
+        "added": iso8601(file.added),
+        "rank": 0,
+        "featured": False,
+        "sizes": [{"type": t, "size": s, "url": url} for t in IMAGE_TYPES for s in IMAGE_SIZES[:3]],
+    }
+
+
+# --- images -----------------------------------------------------------------------------------------
+
+
+def image_api_url(thing_id: int, image_id: int) -> str:
+    return api_url(f"things/{thing_id}/images/{image_id}")
+
+
+def image_sizes(sizes, *, type: str | None = None, size: str | None = None) -> list[dict]:
+    """The rendered variants as `[{type, size, url}]`, optionally only one type (and size)."""
+    out = []
+    for variant in sizes or ():
+        if not isinstance(variant, dict) or not variant.get("key"):
+            continue
+        if (type and variant.get("type") != type) or (size and variant.get("size") != size):
+            continue
+        out.append({"type": variant.get("type"), "size": variant.get("size"), "url": store_url(variant["key"])})
+    return out
+
+
+def image_dict(*, id, name, key, added, rank, featured, sizes, status=None, type=None, size=None) -> dict:
+    data = {
+        "id": id,
+        "name": name,
+        "url": store_url(key),
+        "added": iso8601(added),
+        "rank": rank,
+        "featured": featured,
+        "sizes": image_sizes(sizes, type=type, size=size),
+    }
+    if status is not None:
+        data["status"] = status
+    return data
+
+
+def image_from_row(row) -> dict | None:
+    """The image object of a JSON row annotated by apps.uploads.selectors.default_image_row (or None)."""
+    row = _json(row)
+    if not row:
+        return None
+    return image_dict(
+        id=row["id"],
+        name=row["name"],
+        key=row["key"],
+        added=_datetime(row["added"]),
+        rank=row["rank"],
+        featured=bool(row["featured"]),
+        sizes=_json(row.get("sizes")),
+    )
+
+
+def thing_thumbnail_from_row(image_row, file_thumbnail_key) -> str | None:
+    """A Thing's thumbnail: its default image's thumb (else its original), else its first file's
+    render; None when it has neither (the caller shows the placeholder)."""
+    row = _json(image_row)
+    if row:
+        by_variant = {(v.get("type"), v.get("size")): v.get("key") for v in _json(row.get("sizes")) or ()
+                      if isinstance(v, dict)}
+        for variant in THUMBNAIL_PREFERENCE:
+            if by_variant.get(variant):
+                return store_url(by_variant[variant])
+        return store_url(row["key"])
+    if file_thumbnail_key:
+        return store_url(file_thumbnail_key)
+    return None
+
+
+def _json(value):
+    # PostgreSQL hands JSON back decoded; SQLite (the quick start) may hand back the text.
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _datetime(value) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -1,0 +1,309 @@
+"""STL parsing and geometry with bounded memory (numpy over a memory map of the binary file).
+
+Binary STL: an 80-byte header, a little-endian uint32 triangle count, then 50 bytes per triangle
+(normal, three vertices: 12 float32; a uint16 attribute). A file is binary exactly when its size is
+84 + 50 × count: a header starting with "solid" proves nothing (many exporters write one).
+Anything else that starts with "solid" is parsed as ASCII, line by line, into a temporary binary STL,
+so both formats end as the same memory-mapped array and the worker never holds a Python list of
+triangles. Memory: the mapped file, 8 bytes per distinct vertex, and a constant (chunks, one pass of
+the closed-mesh check's edge keys).
+
+Hostile input fails with StlError (a clear message for `processing_error`): inconsistent sizes,
+truncation, absurd or too many triangles, non-finite or absurd coordinates, ASCII garbage.
+"""
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+HEADER_BYTES = 84
+RECORD = np.dtype([("normal", "<f4", (3,)), ("v", "<f4", (3, 3)), ("attr", "<u2")])
+assert RECORD.itemsize == 50
+DEFAULT_MAX_TRIANGLES = 5_000_000
+# Coordinates are millimetres; beyond a kilometre the file is garbage, and float32 cross products of
+# larger values lose all precision anyway.
+MAX_ABS_COORDINATE = 1e6
+CHUNK = 1 << 16  # triangles per numpy chunk: ~4.7 MB of float64 vertices
+EDGE_KEYS_PER_PASS = 4_000_000  # int64 edge keys held at once by the closed-mesh check (32 MB)
+ASCII_MAX_LINE = 1024
+# Vertices closer than this (mm) are the same vertex for the closed-mesh check (STL repeats vertex
+# coordinates per triangle; exporters write the same float32, so this only absorbs rounding noise).
+WELD_MM = 1e-4
+
+
+class StlError(ValueError):
+    """The file is not an STL this service accepts; the message is shown as the processing error."""
+
+
+@dataclass
+class Mesh:
+    format: str  # "stl-binary" | "stl-ascii"
+    triangles: np.ndarray  # (n, 3, 3) float32 view over a memory map; never loaded whole
+
+    @property
+    def count(self) -> int:
+        return len(self.triangles)
+
+    def chunks(self, size: int = CHUNK):
+        """(start, float64 (k, 3, 3) copy of the chunk), so arithmetic never touches float32 limits."""
+        for start in range(0, self.count, size):
+            yield start, np.asarray(self.triangles[start:start + size], dtype=np.float64)
+
+
+def _binary_count(path: Path, size: int) -> int | None:
+    if size < HEADER_BYTES:
+        return None
+    with open(path, "rb") as fh:
+        fh.seek(80)
+        return int.from_bytes(fh.read(4), "little")
+
+
+def _starts_with_solid(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(512).lstrip().lower().startswith(b"solid")
+
+
+def _map(path: Path, count: int) -> np.ndarray:
+    records = np.memmap(path, dtype=RECORD, mode="r", offset=HEADER_BYTES, shape=(count,))
+    return records["v"]
+
+
+def stl_open(path: Path, *, workdir: Path, max_triangles: int = DEFAULT_MAX_TRIANGLES) -> Mesh:
+    """The mesh of the STL at `path`, validated (StlError otherwise). ASCII is converted under `workdir`."""
+    path = Path(path)
+    size = os.path.getsize(path)
+    count = _binary_count(path, size)
+    if count is not None and size == HEADER_BYTES + 50 * count:
+        if count == 0:
+            raise StlError("The STL file has no triangles.")
+        if count > max_triangles:
+            raise StlError(f"The STL file has {count:,} triangles; the limit is {max_triangles:,}.")
+        mesh = Mesh("stl-binary", _map(path, count))
+    elif _starts_with_solid(path):
+        try:
+            binary = _ascii_to_binary(path, workdir / "ascii.stl", max_triangles=max_triangles)
+        except StlError as exc:
+            if count is not None and size > HEADER_BYTES:
+                # Could have been a damaged binary file with a "solid" header: say both.
+                raise StlError(f"{exc} (and as binary STL: {_size_mismatch(count, size)})") from None
+            raise
+        mesh = Mesh("stl-ascii", _map(binary, _binary_count(binary, os.path.getsize(binary))))
+    elif count is None:
+        raise StlError(f"The file is too short to be an STL ({size} bytes).")
+    else:
+        raise StlError(f"Not a valid STL file: {_size_mismatch(count, size)}.")
+    _check_coordinates(mesh)
+    return mesh
+
+
+def _size_mismatch(count: int, size: int) -> str:
+    expected = HEADER_BYTES + 50 * count
+    if expected > size:
+        return f"the header declares {count:,} triangles ({expected:,} bytes) but the file has {size:,} bytes"
+    return f"{size - expected:,} bytes after the {count:,} triangles the header declares"
+
+
+def _check_coordinates(mesh: Mesh) -> None:
+    for start, tri in mesh.chunks():
+        finite = np.isfinite(tri)
+        if not finite.all():
+            bad = start + int(np.flatnonzero(~finite.all(axis=(1, 2)))[0])
+            raise StlError(f"Triangle {bad + 1} has a coordinate that is not a number (NaN or infinite).")
+        if np.abs(tri).max() > MAX_ABS_COORDINATE:
+            raise StlError(f"Coordinates beyond {MAX_ABS_COORDINATE:g} mm: not a printable model.")
+
+
+# --- ASCII ------------------------------------------------------------------------------------------
+
+
+def _ascii_to_binary(src: Path, dst: Path, *, max_triangles: int) -> Path:
+    """Parse ASCII STL line by line into a binary STL at `dst` (written in chunks; bounded memory)."""
+    buffer = np.zeros(CHUNK, dtype=RECORD)
+    filled = 0
+    count = 0
+    state = "solid"  # what the next line may be
+    vertices: list[float] = []
+    normal: list[float] = []
+    line_no = 0
+
+    def fail(message: str):
+        raise StlError(f"ASCII STL line {line_no}: {message}.")
+
+    def numbers(parts: list[bytes], what: str) -> list[float]:
+        if len(parts) != 3:
+            fail(f"expected three numbers after '{what}'")
+        try:
+            return [float(p) for p in parts]
+        except ValueError:
+            fail(f"'{b' '.join(parts).decode(errors='replace')[:40]}' is not three numbers")
+
+    with open(src, "rb") as fh, open(dst, "wb") as out:
+        out.write(b"Thingyard: converted from ASCII STL".ljust(80, b"\0") + b"\0\0\0\0")
+        while True:
+            raw = fh.readline(ASCII_MAX_LINE + 1)
+            if not raw:
+                break
+            line_no += 1
+            if len(raw) > ASCII_MAX_LINE:
+                fail(f"line longer than {ASCII_MAX_LINE} bytes")
+            if b"\0" in raw:
+                fail("binary data in an ASCII STL")
+            parts = raw.split()
+            if not parts:
+                continue
+            word = parts[0].lower()
+            if state == "solid":
+                if word != b"solid":
+                    fail("expected 'solid'")
+                state = "facet"
+            elif state == "facet":
+                if word == b"endsolid":
+                    state = "solid"  # several solids in one file are allowed
+                elif word == b"facet":
+                    if len(parts) != 5 or parts[1].lower() != b"normal":
+                        fail("expected 'facet normal nx ny nz'")
+                    normal = numbers(parts[2:], "facet normal")
+                    state = "outer"
+                else:
+                    fail("expected 'facet' or 'endsolid'")
+            elif state == "outer":
+                if word != b"outer" or len(parts) != 2 or parts[1].lower() != b"loop":
+                    fail("expected 'outer loop'")
+                vertices = []
+                state = "vertex"
+            elif state == "vertex":
+                if word == b"endloop":
+                    if len(vertices) != 9:
+                        fail(f"a facet has {len(vertices) // 3} vertices, not 3")
+                    state = "endfacet"
+                elif word == b"vertex":
+                    if len(vertices) == 9:
+                        fail("a facet has more than 3 vertices")
+                    vertices += numbers(parts[1:], "vertex")
+                else:
+                    fail("expected 'vertex' or 'endloop'")
+            elif state == "endfacet":
+                if word != b"endfacet":
+                    fail("expected 'endfacet'")
+                count += 1
+                if count > max_triangles:
+                    raise StlError(f"The STL file has more than {max_triangles:,} triangles (the limit).")
+                buffer[filled] = (normal, np.reshape(vertices, (3, 3)), 0)
+                filled += 1
+                if filled == CHUNK:
+                    out.write(buffer.tobytes())
+                    filled = 0
+                state = "facet"
+        if state not in ("solid", "facet") or line_no == 0:
+            fail("unexpected end of file")
+        if count == 0:
+            raise StlError("The STL file has no triangles.")
+        out.write(buffer[:filled].tobytes())
+        out.seek(80)
+        out.write(count.to_bytes(4, "little"))
+    return dst
+
+
+# --- Geometry ---------------------------------------------------------------------------------------
+
+
+def _bbox(mesh: Mesh) -> tuple[np.ndarray, np.ndarray]:
+    lo = np.full(3, np.inf)
+    hi = np.full(3, -np.inf)
+    for _, tri in mesh.chunks():
+        lo = np.minimum(lo, tri.min(axis=(0, 1)))
+        hi = np.maximum(hi, tri.max(axis=(0, 1)))
+    return lo, hi
+
+
+def stl_measure(mesh: Mesh) -> dict:
+    """meta_data of the mesh: format, triangles, bbox_mm, size_mm, volume_mm3, area_mm2, closed, units."""
+    lo, hi = _bbox(mesh)
+    centre = (lo + hi) / 2
+    volume6 = 0.0
+    area2 = 0.0
+    for _, tri in mesh.chunks():
+        # Relative to the centre: the signed tetrahedron sum is translation-invariant for a closed mesh,
+        # and small numbers keep float64 precise for models far from the origin.
+        a, b, c = tri[:, 0] - centre, tri[:, 1] - centre, tri[:, 2] - centre
+        volume6 += float(np.einsum("ij,ij->", a, np.cross(b, c)))
+        area2 += float(np.linalg.norm(np.cross(b - a, c - a), axis=1).sum())
+    closed = mesh_is_closed(mesh, lo=lo, hi=hi)
+    return {
+        "format": mesh.format,
+        "triangles": mesh.count,
+        "bbox_mm": {axis: [round(float(lo[i]), 4), round(float(hi[i]), 4)] for i, axis in enumerate("xyz")},
+        "size_mm": {axis: round(float(hi[i] - lo[i]), 4) for i, axis in enumerate("xyz")},
+        # Only a closed mesh has a true volume; an open one still gets the sum (see `closed`).
+        "volume_mm3": round(abs(volume6) / 6, 3),
+        "area_mm2": round(area2 / 2, 3),
+        "closed": closed,
+        "units": "mm",
+    }
+
+
+def _vertex_keys(tri: np.ndarray, lo: np.ndarray, step: float) -> np.ndarray:
+    """One uint64 per vertex: its cell on a grid of `step` mm (21 bits per axis)."""
+    q = np.rint((tri.reshape(-1, 3) - lo) / step).astype(np.uint64)
+    return (q[:, 0] << np.uint64(42)) | (q[:, 1] << np.uint64(21)) | q[:, 2]
+
+
+def _unique_vertex_keys(mesh: Mesh, lo: np.ndarray, step: float) -> np.ndarray:
+    """Sorted distinct vertex keys, merged from per-chunk uniques (memory ~ distinct vertices)."""
+    merged = np.empty(0, dtype=np.uint64)
+    # One preallocated buffer, not a list of small arrays: freed small arrays fragment the heap and
+    # the worker's RSS never comes down again.
+    buffer = np.empty(min(3 * mesh.count, EDGE_KEYS_PER_PASS), dtype=np.uint64)
+    filled = 0
+    for _, tri in mesh.chunks():
+        part = np.unique(_vertex_keys(tri, lo, step))
+        if filled + len(part) > len(buffer):
+            merged = np.union1d(merged, buffer[:filled])
+            filled = 0
+            if len(part) > len(buffer):
+                merged = np.union1d(merged, part)
+                continue
+        buffer[filled:filled + len(part)] = part
+        filled += len(part)
+    return np.union1d(merged, buffer[:filled])
+
+
+def mesh_is_closed(mesh: Mesh, *, lo: np.ndarray, hi: np.ndarray) -> bool:
+    """True when every edge is shared by exactly two triangles (watertight, manifold edges).
+
+    Vertices are welded on a grid (WELD_MM, coarser for huge models so 21 bits per axis suffice) and
+    numbered by binary search in their sorted distinct keys; each undirected edge becomes one int64
+    (lo id × V + hi id). Edges are checked in passes, each taking the keys of one hash bucket
+    (key mod passes) so at most ~EDGE_KEYS_PER_PASS keys are held: sort, then every run of equal keys
+    must have length exactly 2. Memory: the distinct vertex keys (8 bytes each) plus one pass's keys,
+    whatever the triangle count; a bigger mesh costs more passes over the mapped file, not more memory.
+    """
+    n = mesh.count
+    if (3 * n) % 2:
+        return False  # an odd number of edge slots cannot pair up
+    step = max(WELD_MM, float((hi - lo).max()) / ((1 << 21) - 2))
+    unique = _unique_vertex_keys(mesh, lo, step)
+    vertex_count = np.int64(len(unique))
+    passes = max(1, -(-3 * n // EDGE_KEYS_PER_PASS))
+    edges = np.empty(min(3 * n, EDGE_KEYS_PER_PASS + EDGE_KEYS_PER_PASS // 4), dtype=np.int64)
+    for bucket in range(passes):
+        filled = 0
+        for _, tri in mesh.chunks():
+            ids = np.searchsorted(unique, _vertex_keys(tri, lo, step)).reshape(-1, 3).astype(np.int64)
+            rolled = ids[:, [1, 2, 0]]
+            keys = (np.minimum(ids, rolled) * vertex_count + np.maximum(ids, rolled)).ravel()
+            if passes > 1:
+                keys = keys[keys % passes == bucket]
+            if filled + len(keys) > len(edges):  # a skewed bucket: grow (rare)
+                edges = np.resize(edges, max(2 * len(edges), filled + len(keys)))
+            edges[filled:filled + len(keys)] = keys
+            filled += len(keys)
+        edges_in_bucket = edges[:filled]
+        edges_in_bucket.sort()
+        if filled % 2 or not np.array_equal(edges_in_bucket[0::2], edges_in_bucket[1::2]):
+            return False
+        # ...and no key appears four (or six…) times: consecutive pairs differ.
+        if not (edges_in_bucket[2::2] != edges_in_bucket[1:-1:2]).all():
+            return False
+    return True

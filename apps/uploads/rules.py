@@ -1,0 +1,141 @@
+"""Pure rules of the upload flow: file names, kinds, object keys, and what finalize may do."""
+
+import mimetypes
+import re
+import unicodedata
+import uuid
+from datetime import datetime
+
+from apps.uploads.models import Upload
+
+FILENAME_MAX_LENGTH = 255
+IMAGE_EXTENSIONS = frozenset({"jpg", "jpeg", "png", "gif", "webp"})
+# Types browsers and the stdlib do not agree on, or do not know (3D formats).
+CONTENT_TYPES = {
+    "stl": "model/stl",
+    "obj": "model/obj",
+    "3mf": "model/3mf",
+    "amf": "application/x-amf",
+    "scad": "text/plain",
+    "gcode": "text/x.gcode",
+    "step": "model/step",
+    "stp": "model/step",
+    "jpg": "image/jpeg",
+    "jpeg": "image/jpeg",
+    "png": "image/png",
+    "gif": "image/gif",
+    "webp": "image/webp",
+    "zip": "application/zip",
+    "pdf": "application/pdf",
+    "txt": "text/plain",
+}
+DEFAULT_CONTENT_TYPE = "application/octet-stream"
+KEY_PREFIX = "uploads"
+KEY_NAME_MAX_LENGTH = 100
+# Kinds a target accepts: a user's avatar and cover, and every image kind, take images only.
+IMAGE_ONLY_KINDS = frozenset(
+    {
+        Upload.Kind.THING_IMAGE,
+        Upload.Kind.COPY_IMAGE,
+        Upload.Kind.AVATAR,
+        Upload.Kind.COVER,
+        Upload.Kind.GROUP_IMAGE,
+    }
+)
+
+# Error types of a finalize that cannot succeed (DECISIONS.md: Errors; spec §7 "Finalize fails").
+UPLOAD_MISSING = "UPLOAD_MISSING"
+UPLOAD_EMPTY = "UPLOAD_EMPTY"
+UPLOAD_TOO_LARGE = "UPLOAD_TOO_LARGE"
+UPLOAD_EXPIRED = "UPLOAD_EXPIRED"
+UPLOAD_FAILED = "UPLOAD_FAILED"
+MESSAGES = {
+    UPLOAD_MISSING: "The upload has not arrived in the store yet",
+    UPLOAD_EMPTY: "The uploaded file is empty",
+    UPLOAD_TOO_LARGE: "The uploaded file is too large",
+    UPLOAD_EXPIRED: "The upload expired before the file arrived",
+    UPLOAD_FAILED: "The upload failed",
+}
+
+
+def filename_clean(raw: str) -> str:
+    """The display name of a client's file name: its last path segment, printable, at most 255 chars.
+
+    "" when nothing is left (the caller answers 400). Never used for a path: see `object_key`.
+    """
+    name = re.split(r"[/\\]", raw or "")[-1]
+    name = re.sub(r"\s+", " ", unicodedata.normalize("NFC", name))
+    # Control and format characters (NUL, newlines, bidi overrides) have no place in a name or a header.
+    name = "".join(ch for ch in name if unicodedata.category(ch)[0] != "C")
+    name = re.sub(r" +", " ", name).strip(" .")
+    if len(name) > FILENAME_MAX_LENGTH:
+        stem, dot, ext = name.rpartition(".")
+        if dot and 0 < len(ext) <= 16:
+            name = stem[: FILENAME_MAX_LENGTH - len(ext) - 1].rstrip() + "." + ext
+        else:
+            name = name[:FILENAME_MAX_LENGTH]
+    return name
+
+
+def filename_extension(name: str) -> str:
+    stem, dot, ext = name.rpartition(".")
+    return ext.lower() if dot and stem else ""
+
+
+def filename_is_image(name: str) -> bool:
+    return filename_extension(name) in IMAGE_EXTENSIONS
+
+
+def content_type_for(name: str) -> str:
+    ext = filename_extension(name)
+    if ext in CONTENT_TYPES:
+        return CONTENT_TYPES[ext]
+    guessed, _ = mimetypes.guess_type("x." + ext) if ext else (None, None)
+    return guessed or DEFAULT_CONTENT_TYPE
+
+
+def thing_upload_kind(name: str) -> str:
+    """POST /things/{id}/files: an image extension makes a Thing image, anything else a Thing file."""
+    return Upload.Kind.THING_IMAGE if filename_is_image(name) else Upload.Kind.THING_FILE
+
+
+def upload_kind_accepts(kind: str, name: str) -> bool:
+    return kind not in IMAGE_ONLY_KINDS or filename_is_image(name)
+
+
+def object_key(*, owner_id: int, name: str, token: str | None = None) -> str:
+    """`uploads/<owner id>/<random>/<safe name>`: unique, unguessable, and ASCII whatever the name is."""
+    safe = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", safe).strip("._") or "file"
+    if len(safe) > KEY_NAME_MAX_LENGTH:
+        stem, dot, ext = safe.rpartition(".")
+        if dot and stem and len(ext) <= 16:
+            safe = stem[: KEY_NAME_MAX_LENGTH - len(ext) - 1] + "." + ext
+        else:
+            safe = safe[:KEY_NAME_MAX_LENGTH]
+    return f"{KEY_PREFIX}/{owner_id}/{token or uuid.uuid4().hex}/{safe}"
+
+
+def upload_can_finalize(upload: Upload, *, user) -> bool:
+    return user is not None and user.is_authenticated and upload.owner_id == user.pk
+
+
+def upload_is_expired(upload: Upload, *, now: datetime) -> bool:
+    return upload.expires_at <= now
+
+
+def upload_size_problem(size: int, *, max_bytes: int) -> str | None:
+    """Why an arrived object cannot be accepted, or None (spec §8: 1..262144000 bytes)."""
+    if size <= 0:
+        return UPLOAD_EMPTY
+    if size > max_bytes:
+        return UPLOAD_TOO_LARGE
+    return None
+
+
+def upload_failure_type(upload: Upload) -> str:
+    """The error type a failed or expired upload answers with again (stored as `TYPE: message`)."""
+    if upload.status == Upload.Status.EXPIRED:
+        return UPLOAD_EXPIRED
+    error_type = upload.error.split(":", 1)[0]
+    return error_type if error_type in MESSAGES else UPLOAD_FAILED

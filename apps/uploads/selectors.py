@@ -1,0 +1,140 @@
+"""Reads of files, images, downloads and packages, restricted to what the caller may see.
+
+Visibility: a Thing's files and images follow the Thing (apps.things.selectors.thing_get_for_viewer:
+401/403/404). Its owner sees every file and image, still processing or failed too; everyone else only
+the live ones (a half-processed upload is not part of the published design yet).
+"""
+from django.db.models import Exists, JSONField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import JSONObject
+
+from apps.core.exceptions import NotFound, PermissionDenied
+from apps.things import rules as thing_rules
+# A module reference, not names: apps.things.selectors imports this module for its Thing annotations.
+from apps.things import selectors as thing_selectors
+from apps.uploads.models import Download, Image, ProcessingStatus, ThingFile, ThingPackage
+
+LIVE = ProcessingStatus.LIVE
+
+
+def _sees_everything(viewer, thing) -> bool:
+    return thing_rules.thing_is_owner(viewer, thing)
+
+
+def _pk(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise NotFound() from None
+
+
+# --- Thing annotations (apps.things.selectors): default image and thumbnail in the Thing's own query ---
+
+
+def default_image_order() -> list:
+    """The featured image first, then by rank, then the oldest (DECISIONS.md: `default_image`)."""
+    return ["-featured", "rank", "added", "id"]
+
+
+def thing_default_image_row():
+    """Correlated subquery (OuterRef "pk" = the Thing): its default live image as one JSON object, so
+    a page of Things gets its images in the same statement (never N+1)."""
+    row = JSONObject(
+        id="id", name="name", key="key", added="added", rank="rank", featured="featured", sizes="sizes"
+    )
+    images = (
+        Image.objects.filter(thing_id=OuterRef("pk"), status=LIVE)
+        .order_by(*default_image_order())
+        .values(row=row)[:1]
+    )
+    return Subquery(images, output_field=JSONField())
+
+
+def thing_first_file_thumbnail_key():
+    """Correlated subquery: the render of the Thing's first live file that has one ("" when none)."""
+    files = (
+        ThingFile.objects.filter(thing_id=OuterRef("pk"), status=LIVE)
+        .exclude(thumbnail_key="")
+        .order_by("added", "id")
+        .values("thumbnail_key")[:1]
+    )
+    return Subquery(files)
+
+
+# --- files --------------------------------------------------------------------------------------------
+
+
+def thing_file_list(*, thing, viewer) -> QuerySet:
+    files = ThingFile.objects.filter(thing=thing).order_by("added", "id")
+    if not _sees_everything(viewer, thing):
+        files = files.filter(status=LIVE)
+    return files
+
+
+def thing_file_get(*, thing, file_id, viewer) -> ThingFile:
+    """One file of this Thing (404 when it is another Thing's, or not visible)."""
+    file = thing_file_list(thing=thing, viewer=viewer).filter(pk=_pk(file_id)).first()
+    if file is None:
+        raise NotFound()
+    return file
+
+
+def file_get_for_viewer(file_id, *, viewer) -> ThingFile:
+    """spec §4.3 /files/{id}: the Thing's matrix (401/403/404), then 404 for a file the caller may not
+    see. `file.thing` is the Thing as thing_get_for_viewer loaded it."""
+    file = ThingFile.objects.filter(pk=_pk(file_id)).first()
+    if file is None:
+        raise NotFound()
+    thing = thing_selectors.thing_get_for_viewer(file.thing_id, viewer=viewer, detail=False)
+    if file.status != LIVE and not _sees_everything(viewer, thing):
+        raise NotFound()
+    file.thing = thing
+    return file
+
+
+def thing_live_files(*, thing_id) -> list[ThingFile]:
+    """What a package holds: the live files, oldest first (their order in the ZIP)."""
+    return list(ThingFile.objects.filter(thing_id=thing_id, status=LIVE).order_by("added", "id"))
+
+
+# --- images ------------------------------------------------------------------------------------------
+
+
+def thing_image_list(*, thing, viewer) -> QuerySet:
+    images = Image.objects.filter(thing=thing).order_by("rank", "added", "id")
+    if not _sees_everything(viewer, thing):
+        images = images.filter(status=LIVE)
+    return images
+
+
+def thing_image_get(*, thing, image_id, viewer) -> Image:
+    image = thing_image_list(thing=thing, viewer=viewer).filter(pk=_pk(image_id)).first()
+    if image is None:
+        raise NotFound()
+    return image
+
+
+# --- downloads ---------------------------------------------------------------------------------------
+
+
+def thing_list_downloaded_by(*, user, viewer) -> QuerySet:
+    """spec §4.1 /users/{username}/downloads: the Things `user` downloaded, each once, the most recently
+    downloaded first, only those `viewer` may see. Only the user themself may read it (403 otherwise):
+    a download history says what someone prints, which the spec never makes public."""
+    if viewer is None or not viewer.is_authenticated or viewer.pk != user.pk:
+        raise PermissionDenied()
+    downloads = Download.objects.filter(user_id=user.pk, thing_id=OuterRef("pk"))
+    last = downloads.order_by("-created").values("created")[:1]
+    return (
+        thing_selectors.thing_list_visible(viewer=viewer)
+        .filter(Exists(downloads))
+        .annotate(last_downloaded=Subquery(last))
+        .order_by("-last_downloaded", "-id")
+    )
+
+
+# --- packages ----------------------------------------------------------------------------------------
+
+
+def thing_package_get(*, thing_id) -> ThingPackage | None:
+    return ThingPackage.objects.filter(thing_id=thing_id).first()
+

@@ -1,0 +1,119 @@
+"""Output shapes of files and images (DECISIONS.md: File, Image) and the inputs of their endpoints."""
+from rest_framework import serializers
+
+from apps.uploads import links
+from apps.uploads.links import IMAGE_SIZES, IMAGE_TYPES
+from apps.uploads.models import ProcessingStatus
+
+
+class ImageSizeSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=IMAGE_TYPES)
+    size = serializers.ChoiceField(choices=IMAGE_SIZES)
+    url = serializers.URLField(help_text="A signed store URL, valid for an hour.")
+
+
+class ImageSerializer(serializers.Serializer):
+    """DECISIONS.md Image, plus `status` (processing|live|failed). `url` is the original (signed).
+    Context `type`/`size` narrow `sizes` to those variants (GET .../images?type=…&size=…)."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    url = serializers.URLField()
+    added = serializers.CharField(help_text="ISO 8601 with offset")
+    rank = serializers.IntegerField()
+    featured = serializers.BooleanField()
+    sizes = ImageSizeSerializer(many=True)
+    status = serializers.ChoiceField(choices=ProcessingStatus.choices)
+
+    def to_representation(self, image):
+        return links.image_dict(
+            id=image.pk,
+            name=image.name,
+            key=image.key,
+            added=image.added,
+            rank=image.rank,
+            featured=image.featured,
+            sizes=image.sizes,
+            status=image.status,
+            type=self.context.get("type"),
+            size=self.context.get("size"),
+        )
+
+
+class FileSerializer(serializers.Serializer):
+    """DECISIONS.md File, plus `status` and `processing_error` (why processing failed, else "")."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    size = serializers.IntegerField()
+    url = serializers.URLField(help_text="API URL of the file (GET /files/{id})")
+    public_url = serializers.URLField(help_text="The file on the Thing's site page")
+    download_url = serializers.URLField(help_text="GET: redirects to the file and records the download")
+    threejs_url = serializers.CharField(help_text="Signed URL of the three.js JSON, or an empty string")
+    thumbnail = serializers.URLField()
+    date = serializers.CharField(help_text="YYYY-MM-DD hh:mm:ss, UTC")
+    formatted_size = serializers.CharField()
+    default_image = ImageSerializer(allow_null=True)
+    meta_data = serializers.JSONField()
+    status = serializers.ChoiceField(choices=ProcessingStatus.choices)
+    processing_error = serializers.CharField()
+
+    def to_representation(self, file):
+        return {
+            "id": file.pk,
+            "name": file.name,
+            "size": file.size,
+            "url": links.file_api_url(file.pk),
+            "public_url": links.file_public_url(file.thing_id, file.pk),
+            "download_url": links.file_download_url(file.pk),
+            "threejs_url": links.store_url(file.threejs_key) if file.threejs_key else "",
+            "thumbnail": links.file_thumbnail_url(file),
+            "date": links.file_date(file.added),
+            "formatted_size": links.formatted_size(file.size),
+            "default_image": links.file_default_image(file),
+            "meta_data": file.meta_data or {},
+            "status": file.status,
+            "processing_error": file.processing_error,
+        }
+
+
+# --- inputs ------------------------------------------------------------------------------------------
+
+
+class ImageQueryInput(serializers.Serializer):
+    """spec §4.2: `type` optional, and required when `size` is given."""
+
+    type = serializers.ChoiceField(choices=IMAGE_TYPES, required=False)
+    size = serializers.ChoiceField(choices=IMAGE_SIZES, required=False)
+
+    def validate(self, attrs):
+        if "size" in attrs and "type" not in attrs:
+            raise serializers.ValidationError({"type": ["type is required when size is given."]})
+        return attrs
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true/false (and the form spellings DRF knows); a number is not a boolean here."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer (or its decimal string, for form bodies); never a boolean or a fraction."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or (isinstance(data, float) and not data.is_integer()):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class ImageUpdateInput(serializers.Serializer):
+    """spec §4.2 PATCH /things/{id}/images/{image_id}: both optional."""
+
+    rank = StrictIntegerField(required=False, min_value=0, max_value=1_000_000)
+    featured = StrictBooleanField(
+        required=False, help_text="true makes it the Thing's default image (and unfeatures the others)."
+    )

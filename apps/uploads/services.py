@@ -1,0 +1,342 @@
+"""Writes of the upload flow (spec §4.10, §3 Upload rows): start, finalize, verify, sweep.
+
+State machine of an Upload: pending → finalized | failed | expired; nothing leaves those three.
+Store calls (HEAD, DELETE) never run inside a transaction: the row is read, the store asked, then the
+row is locked (finalize) or claimed with a conditional UPDATE (fail, expire) and the answer re-checked.
+"""
+
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.accounts.models import User
+from apps.core.api import api_url
+from apps.core.exceptions import DomainError, NotFound, PermissionDenied, RuleViolation, ValidationFailed
+from apps.things.models import Thing
+from apps.uploads import rules, store
+from apps.uploads.models import Image, ThingFile, Upload
+
+log = logging.getLogger(__name__)
+
+ACL = "private"  # every download goes through a signed URL (store.download_url)
+# Objects of failed/expired uploads are deleted again by the sweeps of this long after the policy
+# expired: until then a client may still POST bytes to a failed upload's key.
+STRAY_OBJECT_WINDOW = timedelta(minutes=30)
+VERIFY_MAX_ATTEMPTS = 4
+
+
+class UploadProblem(RuleViolation):
+    """400 of a finalize that cannot (yet) succeed; `error_type` is one of rules.MESSAGES."""
+
+    def __init__(self, error_type: str):
+        super().__init__(rules.MESSAGES[error_type], error_type=error_type)
+
+
+class _TargetGone(Exception):
+    """The Thing, copy or user the upload was for no longer exists."""
+
+
+# --- Start -----------------------------------------------------------------------------------------
+
+
+def upload_start(*, owner, kind: str, target_id: int, filename: str) -> Upload:
+    """A pending upload of `filename` for a target the caller may change (the view checked that).
+
+    Side effects: schedules upload_verify after UPLOAD_VERIFY_DELAY_SECONDS, on commit.
+    """
+    if kind not in _FINALIZERS:
+        raise ValueError(f"no finalizer for upload kind {kind!r}")
+    name = rules.filename_clean(filename)
+    if not name:
+        raise ValidationFailed(
+            "filename: This field may not be blank.", errors={"filename": ["This field may not be blank."]}
+        )
+    if not rules.upload_kind_accepts(kind, name):
+        message = "Only images can be uploaded here (" + ", ".join(sorted(rules.IMAGE_EXTENSIONS)) + ")."
+        raise ValidationFailed(f"filename: {message}", errors={"filename": [message]})
+    upload = Upload.objects.create(
+        owner=owner,
+        kind=kind,
+        target_id=target_id,
+        filename=name,
+        content_type=rules.content_type_for(name),
+        key=rules.object_key(owner_id=owner.pk, name=name),
+        expires_at=timezone.now() + timedelta(seconds=settings.UPLOAD_POLICY_SECONDS),
+    )
+    transaction.on_commit(
+        partial(_verify_schedule, upload.pk, countdown=settings.UPLOAD_VERIFY_DELAY_SECONDS)
+    )
+    return upload
+
+
+def thing_upload_start(*, owner, thing, filename: str) -> Upload:
+    """spec §4.2 POST /things/{id}/files: an image name starts a Thing image, any other a Thing file."""
+    kind = rules.thing_upload_kind(rules.filename_clean(filename))
+    return upload_start(owner=owner, kind=kind, target_id=thing.pk, filename=filename)
+
+
+def upload_descriptor(*, upload: Upload) -> dict:
+    """spec §2 Upload descriptor: the signed form the client posts the bytes with (no I/O)."""
+    return store.post_form(
+        key=upload.key,
+        content_type=upload.content_type,
+        redirect=api_url(f"files/{upload.pk}/finalize"),
+        expires_at=upload.expires_at,
+        acl=ACL,
+        content_disposition="",
+    )
+
+
+# --- Finalize --------------------------------------------------------------------------------------
+
+
+def upload_finalize(*, upload_id, user) -> dict:
+    """spec §4.3 POST /files/{id}/finalize: the caller's pending upload becomes a file or an image.
+
+    Idempotent: once finalized, every call answers the same summary. Side effects: processing is
+    enqueued on commit; a rejected object is deleted from the store.
+    """
+    try:
+        upload_id = int(upload_id)
+    except (TypeError, ValueError):
+        raise NotFound() from None
+    upload = Upload.objects.select_related("file", "image", "owner").filter(pk=upload_id).first()
+    if upload is None:
+        raise NotFound()
+    if not rules.upload_can_finalize(upload, user=user):
+        raise PermissionDenied()
+    return _upload_settle(upload)
+
+
+def upload_summary(*, upload: Upload) -> dict:
+    """spec §2 Finalized file summary of a finalized upload: {id, name, url}."""
+    if upload.file_id is not None:
+        return {"id": upload.file.pk, "name": upload.file.name, "url": api_url(f"files/{upload.file.pk}")}
+    if upload.image_id is not None:
+        image = upload.image
+        if image.thing_id is not None:
+            url = api_url(f"things/{image.thing_id}/images/{image.pk}")
+        else:
+            url = api_url(f"copies/{image.copy_id}/images/{image.pk}")
+        return {"id": image.pk, "name": image.name, "url": url}
+    # Avatar, cover, group image: no record of their own, the upload is the record. The signed URL
+    # stays the same within its signing window, so a repeated finalize answers the same summary.
+    return {"id": upload.pk, "name": upload.filename, "url": store.presigned_get_url(upload.key)}
+
+
+def _upload_settle(upload: Upload) -> dict:
+    if upload.status == Upload.Status.FINALIZED:
+        return upload_summary(upload=upload)
+    if upload.status != Upload.Status.PENDING:
+        raise UploadProblem(rules.upload_failure_type(upload))
+
+    info = store.head(upload.key)  # outside any transaction: the store may be slow
+    if info is None:
+        # A concurrent call may have failed the upload and deleted its object since we read the row.
+        current = Upload.objects.select_related("file", "image").get(pk=upload.pk)
+        if current.status != Upload.Status.PENDING:
+            return _upload_settle(current)
+        if rules.upload_is_expired(upload, now=timezone.now()):
+            return _upload_close(upload, Upload.Status.EXPIRED, rules.UPLOAD_EXPIRED)
+        raise UploadProblem(rules.UPLOAD_MISSING)
+    problem = rules.upload_size_problem(info.size, max_bytes=settings.UPLOAD_MAX_BYTES)
+    if problem is not None:
+        return _upload_close(upload, Upload.Status.FAILED, problem, size=info.size)
+
+    gone = False
+    with transaction.atomic():
+        locked = Upload.objects.select_for_update().get(pk=upload.pk)
+        if locked.status == Upload.Status.PENDING:
+            locked.size = info.size
+            try:
+                _FINALIZERS[locked.kind](locked, size=info.size)
+            except _TargetGone:
+                gone = True
+                locked.status = Upload.Status.FAILED
+                locked.error = (
+                    f"{rules.UPLOAD_FAILED}: the {locked.get_kind_display().lower()} target was deleted"
+                )
+                locked.save(update_fields=["status", "error", "size"])
+                transaction.on_commit(partial(_object_delete, locked.key))
+            else:
+                locked.status = Upload.Status.FINALIZED
+                locked.finalized_at = timezone.now()
+                locked.save(update_fields=["status", "size", "finalized_at", "file", "image"])
+                return upload_summary(upload=locked)
+    if gone:
+        raise NotFound()
+    # A concurrent call held the lock first and settled it: answer as it did.
+    return _upload_settle(Upload.objects.select_related("file", "image").get(pk=upload.pk))
+
+
+def _upload_close(upload: Upload, status: str, error_type: str, *, size=None, reason: str = ""):
+    """Claim pending → failed/expired, delete the object on commit, and answer the problem."""
+    error = f"{error_type}: {reason or rules.MESSAGES[error_type]}"
+    claimed = Upload.objects.filter(pk=upload.pk, status=Upload.Status.PENDING).update(
+        status=status, error=error, size=size
+    )
+    if claimed:
+        transaction.on_commit(partial(_object_delete, upload.key))
+        raise UploadProblem(error_type)
+    # Someone else settled it meanwhile (a concurrent finalize or the verify task): answer as they did.
+    return _upload_settle(Upload.objects.select_related("file", "image").get(pk=upload.pk))
+
+
+def _finalize_thing_file(upload: Upload, *, size: int) -> None:
+    # The counter UPDATE also locks the Thing until commit: a concurrent delete waits, and a Thing
+    # already deleted updates no row.
+    if not Thing.objects.filter(pk=upload.target_id).update(file_count=F("file_count") + 1):
+        raise _TargetGone()
+    upload.file = ThingFile.objects.create(
+        thing_id=upload.target_id,
+        name=upload.filename,
+        key=upload.key,
+        size=size,
+        content_type=upload.content_type,
+    )
+    transaction.on_commit(partial(_processing_enqueue, "file_process", upload.file.pk))
+
+
+def _finalize_thing_image(upload: Upload, *, size: int) -> None:
+    if (
+        Thing.objects.select_for_update().filter(pk=upload.target_id).values_list("pk", flat=True).first()
+        is None
+    ):
+        raise _TargetGone()
+    upload.image = Image.objects.create(
+        thing_id=upload.target_id, name=upload.filename, key=upload.key, size=size
+    )
+    transaction.on_commit(partial(_processing_enqueue, "image_process", upload.image.pk))
+
+
+def _finalize_copy_image(upload: Upload, *, size: int) -> None:
+    # TODO(copies): lock the copy and raise _TargetGone when it was deleted, once the copies app exists.
+    upload.image = Image.objects.create(
+        copy_id=upload.target_id, name=upload.filename, key=upload.key, size=size
+    )
+    transaction.on_commit(partial(_processing_enqueue, "image_process", upload.image.pk))
+
+
+def _finalize_user_image(field: str, upload: Upload, *, size: int) -> None:
+    user = User.objects.select_for_update().filter(pk=upload.target_id).only("pk", field).first()
+    if user is None:
+        raise _TargetGone()
+    previous = getattr(user, field)
+    setattr(user, field, upload.key)
+    user.save(update_fields=[field])
+    # Only objects this flow created are ours to delete (not seeded or externally managed keys).
+    if previous and previous != upload.key and previous.startswith(rules.KEY_PREFIX + "/"):
+        transaction.on_commit(partial(_object_delete, previous))
+
+
+_FINALIZERS: dict[str, Callable] = {
+    Upload.Kind.THING_FILE: _finalize_thing_file,
+    Upload.Kind.THING_IMAGE: _finalize_thing_image,
+    Upload.Kind.COPY_IMAGE: _finalize_copy_image,
+    Upload.Kind.AVATAR: partial(_finalize_user_image, "avatar"),
+    Upload.Kind.COVER: partial(_finalize_user_image, "cover"),
+}
+
+
+def upload_finalizer_register(kind: str, finalizer: Callable) -> None:
+    """For apps that come later (groups): `finalizer(upload, *, size)` runs under the Upload's lock,
+    sets what the upload became and raises LookupError when the target is gone."""
+
+    def wrapped(upload, *, size):
+        try:
+            finalizer(upload, size=size)
+        except LookupError:
+            raise _TargetGone() from None
+
+    _FINALIZERS[kind] = wrapped
+
+
+# --- The service's own checks (spec §3: "the service checks the upload automatically later") ---------
+
+
+def upload_verify(*, upload_id: int) -> str:
+    """Finalize a pending upload whose bytes arrived, as its owner would; expire it when they never will.
+
+    Returns the outcome: "finalized", "failed", "expired", "waiting" (not arrived, not expired) or
+    "gone" (no such upload). Safe to run any number of times.
+    """
+    upload = Upload.objects.select_related("file", "image").filter(pk=upload_id).first()
+    if upload is None:
+        return "gone"
+    try:
+        _upload_settle(upload)
+    except UploadProblem as exc:
+        if exc.error_type == rules.UPLOAD_MISSING:
+            return "waiting"
+        return "expired" if exc.error_type == rules.UPLOAD_EXPIRED else "failed"
+    except DomainError:  # the target was deleted: the upload is failed now
+        return "failed"
+    return "finalized"
+
+
+def upload_verify_next_countdown(*, upload_id: int, attempt: int) -> int | None:
+    """Seconds until the next check of a still-pending upload, or None when no more are due.
+
+    Checks back off (5, 10, 20 minutes …) and the last one is just after the policy expired, when the
+    bytes can no longer arrive and the upload is settled for good.
+    """
+    if attempt >= VERIFY_MAX_ATTEMPTS:
+        return None
+    upload = Upload.objects.filter(pk=upload_id, status=Upload.Status.PENDING).only("expires_at").first()
+    if upload is None:
+        return None
+    until_expiry = (upload.expires_at - timezone.now()).total_seconds() + 5
+    backoff = settings.UPLOAD_VERIFY_DELAY_SECONDS * 2**attempt
+    if attempt == VERIFY_MAX_ATTEMPTS - 1 or until_expiry <= backoff:
+        return max(1, int(until_expiry))
+    return int(backoff)
+
+
+def uploads_sweep_expired(*, now=None, limit: int = 500) -> dict:
+    """Periodic: settle pending uploads past their expiry, and delete stray objects of failed ones."""
+    now = now or timezone.now()
+    outcomes: dict[str, int] = {}
+    overdue = Upload.objects.filter(status=Upload.Status.PENDING, expires_at__lt=now).order_by("expires_at")
+    for upload_id in overdue.values_list("pk", flat=True)[:limit]:
+        outcome = upload_verify(upload_id=upload_id)
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    # A failed upload's form stays valid until expiry: bytes posted again meanwhile are deleted here.
+    closed = Upload.objects.filter(
+        status__in=[Upload.Status.FAILED, Upload.Status.EXPIRED],
+        expires_at__lt=now,
+        expires_at__gte=now - STRAY_OBJECT_WINDOW,
+    )
+    for key in closed.values_list("key", flat=True)[:limit]:
+        _object_delete(key)
+        outcomes["deleted"] = outcomes.get("deleted", 0) + 1
+    return outcomes
+
+
+# --- Side effects (run on commit) -----------------------------------------------------------------
+
+
+def _object_delete(key: str) -> None:
+    try:
+        store.delete(key)
+    except Exception:
+        # The sweep deletes it again; a failed cleanup must not fail the request that caused it.
+        log.warning("could not delete object %s", key, exc_info=True)
+
+
+def _verify_schedule(upload_id: int, *, countdown: int, attempt: int = 0) -> None:
+    from apps.uploads.tasks import upload_verify as task
+
+    task.apply_async((upload_id,), {"attempt": attempt}, countdown=countdown)
+
+
+def _processing_enqueue(task_name: str, record_id: int) -> None:
+    # Imported here: processing imports the models and store of this app, never the other way round.
+    from apps.uploads.processing import tasks as processing
+
+    getattr(processing, task_name).delay(record_id)

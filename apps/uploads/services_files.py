@@ -1,0 +1,81 @@
+"""Writes on existing files and images: delete, image rank/featured, downloads (spec §4.2, §4.3).
+
+The upload flow (creating files and images) is services.py; this module changes what it created.
+Store objects are deleted only once the row's deletion committed: a rolled-back delete must not leave
+a row pointing at nothing, and an orphaned object is harmless (and swept by the store's lifecycle).
+"""
+import logging
+
+from django.db import transaction
+from django.db.models import F
+
+from apps.things.models import Thing
+from apps.uploads import store
+from apps.uploads.models import Download, Image, ThingFile
+
+log = logging.getLogger(__name__)
+
+
+def _delete_objects_on_commit(keys) -> None:
+    keys = [key for key in dict.fromkeys(keys) if key]
+
+    def delete():
+        for key in keys:
+            try:
+                store.delete(key)
+            except Exception as exc:  # the row is gone either way; a leftover object only costs storage
+                log.warning("could not delete store object %s: %s", key, exc)
+
+    transaction.on_commit(delete)
+
+
+def file_delete(*, file: ThingFile) -> None:
+    """Delete a Thing's file and its objects (original, thumbnail, three.js); the Thing's file_count
+    follows. Side effects: deletes the store objects on commit. Deleting it twice is a no-op."""
+    with transaction.atomic():
+        deleted, _ = ThingFile.objects.filter(pk=file.pk).delete()
+        if not deleted:
+            return
+        # The package's signature covers the live files, so the next package-url rebuilds by itself.
+        Thing.objects.filter(pk=file.thing_id, file_count__gt=0).update(file_count=F("file_count") - 1)
+        _delete_objects_on_commit([file.key, file.thumbnail_key, file.threejs_key])
+
+
+def image_update(*, image: Image, rank: int | None = None, featured: bool | None = None) -> None:
+    """spec §4.2 PATCH image: `rank` orders the images; `featured=true` makes this the Thing's default
+    image, so at most one image of a Thing is featured (the others are unfeatured)."""
+    with transaction.atomic():
+        # Two images featured at once must not both win: featuring serialises on the Thing's row.
+        Thing.objects.select_for_update().filter(pk=image.thing_id).values_list("pk").first()
+        fields = {}
+        if rank is not None:
+            fields["rank"] = rank
+        if featured is not None:
+            fields["featured"] = featured
+            if featured:
+                Image.objects.filter(thing_id=image.thing_id, featured=True).exclude(pk=image.pk).update(
+                    featured=False
+                )
+        if fields:
+            Image.objects.filter(pk=image.pk).update(**fields)
+
+
+def image_delete(*, image: Image) -> None:
+    """Delete an image and its objects (original and every rendered size). Side effects: deletes the
+    store objects on commit."""
+    with transaction.atomic():
+        deleted, _ = Image.objects.filter(pk=image.pk).delete()
+        if deleted:
+            sizes = [v.get("key") for v in image.sizes or () if isinstance(v, dict)]
+            _delete_objects_on_commit([image.key, *sizes])
+
+
+def file_download(*, file: ThingFile, user) -> str:
+    """spec §4.3 download: record it in `user`'s history, count it on the file and the Thing, and
+    return a short-lived store URL that saves the original under the file's name."""
+    with transaction.atomic():
+        Download.objects.create(user=user, file_id=file.pk, thing_id=file.thing_id)
+        ThingFile.objects.filter(pk=file.pk).update(download_count=F("download_count") + 1)
+        Thing.objects.filter(pk=file.thing_id).update(download_count=F("download_count") + 1)
+    return store.download_url(file.key, filename=file.name)
+

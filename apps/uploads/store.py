@@ -1,0 +1,345 @@
+"""The object store (S3-compatible: AWS S3, MinIO, moto). The only module that talks to it.
+
+Everything else passes keys. Browser-facing addresses (the POST form's `action`, presigned downloads)
+use S3_PUBLIC_URL when the service reaches the store at another address than browsers do.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from urllib.parse import quote, urlsplit
+
+import boto3
+from boto3.exceptions import S3UploadFailedError
+from botocore.config import Config
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as StoreConnectionError
+from django.conf import settings
+
+DOWNLOAD_URL_SECONDS = 300
+# Transient store failures (network, throttling, 5xx): callers (tasks) retry these with backoff.
+TRANSIENT_ERRORS = (StoreConnectionError, HTTPClientError)
+_NOT_FOUND_CODES = {"404", "NoSuchKey", "NotFound"}
+
+
+class StoreError(Exception):
+    """The store failed in a way worth retrying later."""
+
+
+@dataclass(frozen=True)
+class ObjectInfo:
+    size: int
+    content_type: str
+    etag: str
+
+
+# --- Clients ---------------------------------------------------------------------------------------
+
+
+def _endpoint() -> str | None:
+    # local.py sets only AWS_S3_ENDPOINT_URL (moto on :9000) when S3_ENDPOINT_URL is empty.
+    return settings.S3_ENDPOINT_URL or getattr(settings, "AWS_S3_ENDPOINT_URL", None) or None
+
+
+def public_endpoint() -> str:
+    """Where browsers reach the store (no trailing slash)."""
+    endpoint = settings.S3_PUBLIC_URL or _endpoint() or f"https://s3.{settings.S3_REGION}.amazonaws.com"
+    return endpoint.rstrip("/")
+
+
+@lru_cache(maxsize=8)
+def _client_for(endpoint, region, access_key, secret_key):
+    return boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        region_name=region,
+        aws_access_key_id=access_key,
+        aws_secret_access_key=secret_key,
+        config=Config(
+            signature_version="s3v4",
+            s3={"addressing_style": "path"},
+            retries={"max_attempts": 3, "mode": "standard"},
+            connect_timeout=5,
+            read_timeout=30,
+        ),
+    )
+
+
+def client(*, public: bool = False):
+    """A boto3 S3 client; `public=True` signs URLs for the browser-facing address (the host is signed)."""
+    endpoint = public_endpoint() if public else _endpoint()
+    return _client_for(endpoint, settings.S3_REGION, settings.S3_ACCESS_KEY_ID, settings.S3_SECRET_ACCESS_KEY)
+
+
+def _call(fn, **kwargs):
+    try:
+        return fn(Bucket=settings.S3_BUCKET, **kwargs)
+    except TRANSIENT_ERRORS as exc:
+        raise StoreError(str(exc)) from exc
+    except ClientError as exc:
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        if status >= 500 or exc.response.get("Error", {}).get("Code") in {"SlowDown", "RequestTimeout"}:
+            raise StoreError(str(exc)) from exc
+        raise
+
+
+# --- Objects ---------------------------------------------------------------------------------------
+
+
+def head(key: str) -> ObjectInfo | None:
+    """Size and type of the object at `key`, or None when it is not there (yet)."""
+    try:
+        response = _call(client().head_object, Key=key)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in _NOT_FOUND_CODES:
+            return None
+        raise
+    return ObjectInfo(
+        size=int(response["ContentLength"]),
+        content_type=response.get("ContentType", ""),
+        etag=response.get("ETag", "").strip('"'),
+    )
+
+
+def delete(key: str) -> None:
+    """Remove the object; a missing one is fine (S3 DELETE is idempotent)."""
+    if key:
+        _call(client().delete_object, Key=key)
+
+
+def put(key: str, data: bytes, *, content_type: str = "application/octet-stream") -> None:
+    _call(client().put_object, Key=key, Body=data, ContentType=content_type)
+
+
+def put_file(key: str, fileobj, *, content_type: str = "application/octet-stream") -> None:
+    """Stream a (large) file object to the store in parts."""
+    try:
+        client().upload_fileobj(fileobj, settings.S3_BUCKET, key, ExtraArgs={"ContentType": content_type})
+    except TRANSIENT_ERRORS as exc:
+        raise StoreError(str(exc)) from exc
+
+
+def upload_file(key: str, fileobj, content_type: str = "application/octet-stream") -> None:
+    """Stream a file on disk to the store; parts are read from the file lazily (bounded memory).
+
+    put_file's upload_fileobj buffers each part in memory (up to ten 8 MB parts at once); from a path,
+    s3transfer reads them as it sends (processing: +27 MB instead of +112 MB for a 140 MB upload).
+    """
+    name = getattr(fileobj, "name", None)
+    if not (isinstance(name, str) and os.path.isfile(name)):
+        put_file(key, fileobj, content_type=content_type)
+        return
+    try:
+        client().upload_file(name, settings.S3_BUCKET, key, ExtraArgs={"ContentType": content_type})
+    except (*TRANSIENT_ERRORS, S3UploadFailedError) as exc:
+        # upload_file wraps every ClientError (5xx, throttling) in S3UploadFailedError.
+        raise StoreError(str(exc)) from exc
+
+
+def get_bytes(key: str) -> bytes:
+    return _call(client().get_object, Key=key)["Body"].read()
+
+
+def open_stream(key: str):
+    """The object's body as a readable stream (botocore StreamingBody); close it when done."""
+    return _call(client().get_object, Key=key)["Body"]
+
+
+def download_to_tempfile(key: str, *, suffix: str = ""):
+    """The object copied to a named temporary file (deleted on close), positioned at 0."""
+    body = open_stream(key)
+    tmp = tempfile.NamedTemporaryFile(suffix=suffix)
+    try:
+        shutil.copyfileobj(body, tmp, length=1024 * 1024)
+    except TRANSIENT_ERRORS as exc:
+        tmp.close()
+        raise StoreError(str(exc)) from exc
+    finally:
+        body.close()
+    tmp.flush()
+    tmp.seek(0)
+    return tmp
+
+
+def download_url(key: str, *, filename: str | None = None, expires_in: int = DOWNLOAD_URL_SECONDS) -> str:
+    """A short-lived signed GET URL for a browser; `filename` makes it save under that name."""
+    params = {"Bucket": settings.S3_BUCKET, "Key": key}
+    if filename:
+        params["ResponseContentDisposition"] = content_disposition(filename)
+    return client(public=True).generate_presigned_url("get_object", Params=params, ExpiresIn=expires_in)
+
+
+def public_url(key: str) -> str:
+    """The unsigned URL of an object (for objects stored public-read)."""
+    return f"{public_endpoint()}/{settings.S3_BUCKET}/{quote(key, safe='/')}"
+
+
+def bucket_url() -> str:
+    """The POST form's `action`: path-style bucket URL (works with AWS S3, MinIO and moto alike)."""
+    return f"{public_endpoint()}/{settings.S3_BUCKET}"
+
+
+def content_disposition(filename: str) -> str:
+    """`attachment` with an ASCII fallback name and the RFC 5987 UTF-8 name."""
+    ascii_name = filename.encode("ascii", "ignore").decode().replace('"', "").replace("\\", "") or "download"
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
+# --- Browser POST form (spec §2 Upload descriptor, DECISIONS.md Uploads) --------------------------
+
+
+def _iso_z(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def sign_v2(policy_b64: str, secret: str) -> str:
+    """S3 signature version 2 of a POST policy: base64(HMAC-SHA1(secret, policy))."""
+    return _b64(hmac.new(secret.encode(), policy_b64.encode(), hashlib.sha1).digest())
+
+
+def sign_v4(policy_b64: str, secret: str, *, date: str, region: str, service: str = "s3") -> str:
+    """SigV4 of a POST policy: hex HMAC-SHA256 with the derived signing key of `date` (YYYYMMDD)."""
+
+    def mac(key: bytes, msg: str) -> bytes:
+        return hmac.new(key, msg.encode(), hashlib.sha256).digest()
+
+    signing_key = mac(mac(mac(mac(("AWS4" + secret).encode(), date), region), service), "aws4_request")
+    return hmac.new(signing_key, policy_b64.encode(), hashlib.sha256).hexdigest()
+
+
+def post_form(
+    *,
+    key: str,
+    content_type: str,
+    redirect: str,
+    expires_at: datetime,
+    acl: str = "private",
+    content_disposition: str = "",
+    max_bytes: int | None = None,
+    now: datetime | None = None,
+) -> dict:
+    """{action, fields}: a signed browser POST form for exactly one object key.
+
+    Field order is part of the contract (DECISIONS.md: Uploads): clients replay `fields` in order and
+    put the file last. The policy pins every field, so none can be changed by the client.
+    """
+    now = now or datetime.now(UTC)
+    max_bytes = max_bytes or settings.UPLOAD_MAX_BYTES
+    bucket = settings.S3_BUCKET
+    access_key = settings.S3_ACCESS_KEY_ID
+    secret = settings.S3_SECRET_ACCESS_KEY
+    v4 = settings.S3_SIGNATURE_MODE.lower() == "v4"
+
+    conditions: list = [
+        {"bucket": bucket},
+        {"key": key},
+        {"acl": acl},
+        {"success_action_redirect": redirect},
+        ["content-length-range", 1, max_bytes],
+        {"Content-Type": content_type},
+        {"Content-Disposition": content_disposition},
+    ]
+    amz: dict[str, str] = {}
+    if v4:
+        day = now.strftime("%Y%m%d")
+        amz = {
+            "x-amz-algorithm": "AWS4-HMAC-SHA256",
+            "x-amz-credential": f"{access_key}/{day}/{settings.S3_REGION}/s3/aws4_request",
+            "x-amz-date": now.strftime("%Y%m%dT%H%M%SZ"),
+        }
+        conditions += [{name: value} for name, value in amz.items()]
+    policy = {"expiration": _iso_z(expires_at), "conditions": conditions}
+    policy_b64 = _b64(json.dumps(policy, separators=(",", ":")).encode())
+
+    if v4:
+        signature = sign_v4(policy_b64, secret, date=now.strftime("%Y%m%d"), region=settings.S3_REGION)
+        fields = {
+            **amz,
+            "bucket": bucket,
+            "key": key,
+            "acl": acl,
+            "success_action_redirect": redirect,
+            "policy": policy_b64,
+            "x-amz-signature": signature,
+        }
+    else:
+        fields = {
+            "AWSAccessKeyId": access_key,
+            "bucket": bucket,
+            "key": key,
+            "acl": acl,
+            "success_action_redirect": redirect,
+            "policy": policy_b64,
+            "signature": sign_v2(policy_b64, secret),
+        }
+    fields["Content-Type"] = content_type
+    fields["Content-Disposition"] = content_disposition
+    return {"action": bucket_url(), "fields": fields}
+
+
+# --- Fast presigned GET URLs for API bodies (added by the files/images reader: apps/uploads/links.py) ---
+# boto3 spends ~200 µs on one presigned URL (request model, event hooks), so a page of 100 Things with
+# images, or of 30 images with their sizes, spent tens of ms signing. This is the same SigV4 query
+# signature (checked against boto3 in apps/uploads/tests/test_store_presign.py) computed directly.
+# The signing time is floored to a window and the expiry stretched by it, so a URL stays the same
+# (cacheable by browsers) within the window and is always valid for at least `expires` seconds.
+
+PRESIGN_WINDOW_SECONDS = 900
+
+
+@lru_cache(maxsize=8)
+def _sigv4_signing_key(secret: str, day: str, region: str) -> bytes:
+    def mac(key: bytes, msg: str) -> bytes:
+        return hmac.new(key, msg.encode(), hashlib.sha256).digest()
+
+    return mac(mac(mac(mac(("AWS4" + secret).encode(), day), region), "s3"), "aws4_request")
+
+
+def _sigv4_quote(value: str) -> str:
+    return quote(value, safe="-_.~")
+
+
+def presigned_get_url(
+    key: str, *, filename: str | None = None, expires: int = 3600, signed_at: datetime | None = None
+) -> str:
+    """A signed GET URL of `key` for browsers, valid for at least `expires` seconds; `filename` makes
+    it download under that name. `signed_at` pins the signing time (tests); else now, floored."""
+    if signed_at is None:
+        epoch = int(datetime.now(UTC).timestamp())
+        signed_at = datetime.fromtimestamp(epoch - epoch % PRESIGN_WINDOW_SECONDS, UTC)
+        expires += PRESIGN_WINDOW_SECONDS
+    endpoint = urlsplit(public_endpoint())
+    scheme, host = endpoint.scheme, endpoint.netloc
+    if (scheme, endpoint.port) in {("http", 80), ("https", 443)}:
+        host = endpoint.hostname
+    path = f"{endpoint.path.rstrip('/')}/{settings.S3_BUCKET}/{quote(key, safe='/~')}"
+    day = signed_at.strftime("%Y%m%d")
+    scope = f"{day}/{settings.S3_REGION}/s3/aws4_request"
+    params = {
+        "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
+        "X-Amz-Credential": f"{settings.S3_ACCESS_KEY_ID}/{scope}",
+        "X-Amz-Date": signed_at.strftime("%Y%m%dT%H%M%SZ"),
+        "X-Amz-Expires": str(expires),
+        "X-Amz-SignedHeaders": "host",
+    }
+    if filename:
+        params["response-content-disposition"] = content_disposition(filename)
+    query = "&".join(f"{_sigv4_quote(k)}={_sigv4_quote(v)}" for k, v in sorted(params.items()))
+    canonical = "\n".join(["GET", path, query, f"host:{host}\n", "host", "UNSIGNED-PAYLOAD"])
+    to_sign = "\n".join(
+        ["AWS4-HMAC-SHA256", params["X-Amz-Date"], scope, hashlib.sha256(canonical.encode()).hexdigest()]
+    )
+    signing_key = _sigv4_signing_key(settings.S3_SECRET_ACCESS_KEY, day, settings.S3_REGION)
+    signature = hmac.new(signing_key, to_sign.encode(), hashlib.sha256).hexdigest()
+    return f"{scheme}://{endpoint.netloc}{path}?{query}&X-Amz-Signature={signature}"

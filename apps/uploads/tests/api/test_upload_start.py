@@ -1,0 +1,195 @@
+"""Starting an upload: POST /things/{id}/files (spec §4.2), /users/{username}/avatar-image and
+/cover-image (spec §4.1). Each answers the upload descriptor (spec §2) for a new pending Upload."""
+
+import base64
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.accounts.tests.factories import UserFactory
+from apps.things.tests.factories import ThingFactory
+from apps.things.tests.helpers import assert_error, assert_unauthorized
+from apps.uploads.models import Upload
+
+pytestmark = pytest.mark.django_db
+
+FIELDS = [
+    "AWSAccessKeyId",
+    "bucket",
+    "key",
+    "acl",
+    "success_action_redirect",
+    "policy",
+    "signature",
+    "Content-Type",
+    "Content-Disposition",
+]
+
+
+@pytest.fixture
+def thing(user):
+    return ThingFactory(creator=user, is_published=False)
+
+
+def conditions(descriptor) -> list:
+    return json.loads(base64.b64decode(descriptor["fields"]["policy"]))["conditions"]
+
+
+def test_it_answers_a_descriptor_for_a_new_pending_thing_file(api, user, thing, settings):
+    response = api.post(f"/things/{thing.pk}/files", {"filename": "Bracket v2.stl"}, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert list(body) == ["action", "fields"]
+    assert list(body["fields"]) == FIELDS
+    upload = Upload.objects.get()
+    assert (upload.owner, upload.kind, upload.target_id) == (user, Upload.Kind.THING_FILE, thing.pk)
+    assert upload.status == Upload.Status.PENDING
+    assert upload.filename == "Bracket v2.stl"
+    assert upload.content_type == "model/stl"
+    assert upload.key.startswith(f"uploads/{user.pk}/") and upload.key.endswith("/Bracket_v2.stl")
+    assert timezone.now() + timedelta(minutes=59) < upload.expires_at <= timezone.now() + timedelta(hours=1)
+    assert body["fields"]["key"] == upload.key
+    assert body["fields"]["success_action_redirect"] == f"http://testserver/files/{upload.pk}/finalize"
+    assert body["action"] == f"{settings.S3_ENDPOINT_URL}/{settings.S3_BUCKET}"
+    assert {"key": upload.key} in conditions(body)
+
+
+@pytest.mark.parametrize("filename", ["photo.JPG", "a.jpeg", "b.png", "c.gif", "d.webp"])
+def test_an_image_name_starts_a_thing_image(api, thing, filename):
+    assert api.post(f"/things/{thing.pk}/files", {"filename": filename}, format="json").status_code == 200
+    assert Upload.objects.get().kind == Upload.Kind.THING_IMAGE
+
+
+def test_the_body_may_be_a_form_or_json_labelled_as_a_form(api, thing):
+    assert api.post(f"/things/{thing.pk}/files", {"filename": "a.stl"}).status_code == 200
+    response = api.post(
+        f"/things/{thing.pk}/files/",
+        json.dumps({"filename": "b.stl"}),
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 200
+    assert sorted(Upload.objects.values_list("filename", flat=True)) == ["a.stl", "b.stl"]
+
+
+def test_a_path_traversal_name_keeps_the_key_under_the_service_prefix(api, user, thing):
+    response = api.post(f"/things/{thing.pk}/files", {"filename": "../../etc/passwd"}, format="json")
+    assert response.status_code == 200
+    upload = Upload.objects.get()
+    assert upload.filename == "passwd"
+    assert upload.key.startswith(f"uploads/{user.pk}/") and upload.key.endswith("/passwd")
+    assert ".." not in upload.key
+    assert upload.kind == Upload.Kind.THING_FILE
+
+
+def test_control_characters_and_backslashes_are_removed_from_the_name(api, thing):
+    api.post(
+        f"/things/{thing.pk}/files", {"filename": "C:\\Users\\me\\evil\r\nname\u202e.stl"}, format="json"
+    )
+    upload = Upload.objects.get()
+    assert upload.filename == "evil name.stl"
+    assert upload.key.endswith("/evil_name.stl")
+
+
+def test_a_non_ascii_name_is_kept_for_display_and_made_ascii_in_the_key(api, thing):
+    api.post(f"/things/{thing.pk}/files", {"filename": "Zahnrad für Öffner.stl"}, format="json")
+    upload = Upload.objects.get()
+    assert upload.filename == "Zahnrad für Öffner.stl"
+    assert upload.key.endswith("/Zahnrad_fur_Offner.stl")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"filename": ""},
+        {"filename": "   "},
+        {"filename": "../"},
+        {"filename": "\x00\x01"},
+        {"filename": None},
+    ],
+)
+def test_a_missing_or_blank_name_is_400(api, thing, body):
+    body = assert_error(api.post(f"/things/{thing.pk}/files", body, format="json"), 400, "VALIDATION_FAILED")
+    assert "filename" in body["errors"]
+    assert not Upload.objects.exists()
+
+
+def test_a_name_over_255_characters_is_400(api, thing):
+    assert_error(api.post(f"/things/{thing.pk}/files", {"filename": "a" * 252 + ".stl"}, format="json"), 400)
+    assert (
+        api.post(f"/things/{thing.pk}/files", {"filename": "a" * 251 + ".stl"}, format="json").status_code
+        == 200
+    )
+
+
+def test_another_users_thing_is_403_and_a_missing_one_404(api, other_user):
+    assert_error(api.post(f"/things/{ThingFactory(creator=other_user).pk}/files", {"filename": "a.stl"}), 403)
+    assert_error(api.post("/things/999999/files", {"filename": "a.stl"}), 404)
+    assert not Upload.objects.exists()
+
+
+def test_anonymous_is_401(anon_client, thing):
+    assert_unauthorized(anon_client.post(f"/things/{thing.pk}/files", {"filename": "a.stl"}))
+
+
+def test_start_schedules_the_verification_after_the_delay(
+    api, thing, settings, django_capture_on_commit_callbacks, monkeypatch
+):
+    from apps.uploads import tasks
+
+    calls = []
+    monkeypatch.setattr(tasks.upload_verify, "apply_async", lambda *a, **kw: calls.append((a, kw)))
+    with django_capture_on_commit_callbacks(execute=True):
+        api.post(f"/things/{thing.pk}/files", {"filename": "a.stl"}, format="json")
+    upload = Upload.objects.get()
+    assert calls == [(((upload.pk,), {"attempt": 0}), {"countdown": settings.UPLOAD_VERIFY_DELAY_SECONDS})]
+
+
+def test_start_query_count(api, thing, django_assert_num_queries):
+    api.get("/users/me/")  # warm-up: the once-per-5-minutes last_active write
+    # token; Thing (with the viewer's like/watch annotations); INSERT upload
+    with django_assert_num_queries(3):
+        assert api.post(f"/things/{thing.pk}/files", {"filename": "a.stl"}, format="json").status_code == 200
+    with django_assert_num_queries(3):
+        assert api.post(f"/things/{thing.pk}/files", {"filename": "b.png"}, format="json").status_code == 200
+
+
+# --- avatar-image and cover-image (spec §4.1) ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path,kind", [("avatar-image", Upload.Kind.AVATAR), ("cover-image", Upload.Kind.COVER)]
+)
+def test_own_avatar_and_cover_uploads_start(api, user, path, kind):
+    for name in ("me", user.username):
+        response = api.post(f"/users/{name}/{path}", {"filename": "me.png"}, format="json")
+        assert response.status_code == 200, response.content
+        assert list(response.json()["fields"]) == FIELDS
+    uploads = list(Upload.objects.all())
+    assert [(u.kind, u.target_id, u.content_type) for u in uploads] == [(kind, user.pk, "image/png")] * 2
+
+
+@pytest.mark.parametrize("path", ["avatar-image", "cover-image"])
+def test_avatar_and_cover_take_images_only(api, path):
+    body = assert_error(
+        api.post(f"/users/me/{path}", {"filename": "me.stl"}, format="json"), 400, "VALIDATION_FAILED"
+    )
+    assert "filename" in body["errors"]
+    assert_error(api.post(f"/users/me/{path}", {"filename": "png"}, format="json"), 400)
+    assert not Upload.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["avatar-image", "cover-image"])
+def test_another_users_avatar_is_403_unknown_404_anonymous_401(api, anon_client, path):
+    assert_error(api.post(f"/users/{UserFactory().username}/{path}", {"filename": "a.png"}), 403)
+    assert_error(api.post(f"/users/nobody-here/{path}", {"filename": "a.png"}), 404)
+    assert_unauthorized(anon_client.post(f"/users/me/{path}", {"filename": "a.png"}))
+
+
+def test_avatar_start_query_count(api, django_assert_num_queries):
+    api.get("/users/me/")
+    # token; INSERT upload (the caller naming themselves costs no user query)
+    with django_assert_num_queries(2):
+        assert api.post("/users/me/avatar-image", {"filename": "a.png"}, format="json").status_code == 200

@@ -1,0 +1,259 @@
+"""file_process and image_process end to end: real objects in the (moto) store, real Postgres rows."""
+import io
+import json
+
+import pytest
+from PIL import Image as PILImage
+
+from apps.uploads.models import ProcessingStatus
+from apps.uploads.processing import services, tasks
+from apps.uploads.processing.images import SIZES
+from apps.uploads.store import StoreError
+from apps.uploads.tests.processing.meshes import ascii_stl, binary_stl, cube_triangles
+from apps.uploads.tests.processing.pictures import picture, png_declaring
+
+pytestmark = pytest.mark.django_db
+
+
+# --- Thing files ----------------------------------------------------------------------------------
+
+
+def test_a_binary_stl_goes_live_with_geometry_thumbnail_and_threejs(thing_file, object_bytes):
+    file = thing_file(binary_stl(cube_triangles(10.0)), "cube.stl")
+
+    assert services.file_process(file_id=file.pk) == "live"
+
+    file.refresh_from_db()
+    assert file.status == ProcessingStatus.LIVE
+    assert file.processing_error == ""
+    assert file.meta_data == {
+        "format": "stl-binary",
+        "triangles": 12,
+        "bbox_mm": {"x": [0.0, 10.0], "y": [0.0, 10.0], "z": [0.0, 10.0]},
+        "size_mm": {"x": 10.0, "y": 10.0, "z": 10.0},
+        "volume_mm3": 1000.0,
+        "area_mm2": 600.0,
+        "closed": True,
+        "units": "mm",
+    }
+    assert (file.thumbnail_key, file.threejs_key) == (f"{file.key}.thumb.png", f"{file.key}.three.json")
+    with PILImage.open(io.BytesIO(object_bytes(file.thumbnail_key))) as thumb:
+        assert (thumb.format, thumb.size) == ("PNG", (400, 300))
+    geometry = json.loads(object_bytes(file.threejs_key))
+    assert geometry["metadata"] == {"version": 4.5, "type": "BufferGeometry", "generator": "Thingyard"}
+    position = geometry["data"]["attributes"]["position"]
+    normal = geometry["data"]["attributes"]["normal"]
+    assert (position["itemSize"], position["type"], len(position["array"])) == (3, "Float32Array", 3 * 3 * 12)
+    assert position["array"][:9] == [0.0, 0.0, 0.0, 0.0, 0.0, 10.0, 0.0, 10.0, 10.0]
+    assert len(normal["array"]) == 3 * 3 * 12
+    assert normal["array"][:3] == [-1.0, 0.0, 0.0]
+
+
+def test_an_ascii_stl_with_an_upper_case_extension_is_processed(thing_file):
+    file = thing_file(ascii_stl(cube_triangles(10.0)), "CUBE.STL")
+
+    services.file_process(file_id=file.pk)
+
+    file.refresh_from_db()
+    assert file.status == ProcessingStatus.LIVE
+    assert (file.meta_data["format"], file.meta_data["closed"]) == ("stl-ascii", True)
+
+
+def test_an_open_mesh_goes_live_flagged_not_closed(thing_file):
+    file = thing_file(binary_stl(cube_triangles(10.0, drop=2)))
+
+    services.file_process(file_id=file.pk)
+
+    file.refresh_from_db()
+    assert (file.status, file.meta_data["closed"], file.meta_data["triangles"]) == ("live", False, 10)
+
+
+def test_a_truncated_stl_fails_with_a_clear_error_and_keeps_the_original(thing_file, object_exists):
+    file = thing_file(binary_stl(cube_triangles())[:-10])
+
+    assert services.file_process(file_id=file.pk) == "failed"
+
+    file.refresh_from_db()
+    assert file.status == ProcessingStatus.FAILED
+    assert file.processing_error == (
+        "Not a valid STL file: the header declares 12 triangles (684 bytes) but the file has 674 bytes."
+    )
+    assert (file.meta_data, file.thumbnail_key, file.threejs_key) == ({}, "", "")
+    assert object_exists(file.key)
+    assert not object_exists(f"{file.key}.thumb.png")
+
+
+def test_an_stl_with_nan_coordinates_fails(thing_file):
+    tris = cube_triangles()
+    tris[0, 0, 0] = float("nan")
+    file = thing_file(binary_stl(tris))
+
+    services.file_process(file_id=file.pk)
+
+    file.refresh_from_db()
+    assert file.status == ProcessingStatus.FAILED
+    assert "not a number" in file.processing_error
+
+
+def test_an_stl_over_the_configured_triangle_limit_fails(thing_file, settings):
+    settings.UPLOADS_STL_MAX_TRIANGLES = 11
+    file = thing_file(binary_stl(cube_triangles()))
+
+    services.file_process(file_id=file.pk)
+
+    file.refresh_from_db()
+    assert file.status == ProcessingStatus.FAILED
+    assert file.processing_error == "The STL file has 12 triangles; the limit is 11."
+
+
+def test_a_file_that_is_not_an_stl_goes_live_with_empty_meta_data(thing_file):
+    file = thing_file(b"PK\x03\x04 not really a zip", "instructions.zip")
+
+    assert services.file_process(file_id=file.pk) == "live"
+
+    file.refresh_from_db()
+    assert (file.status, file.meta_data, file.thumbnail_key, file.threejs_key) == ("live", {}, "", "")
+
+
+def test_a_file_missing_from_the_store_fails(thing, s3):
+    from apps.uploads.models import ThingFile
+
+    file = ThingFile.objects.create(thing=thing, name="gone.stl", key="tests/never-put.stl", size=1)
+
+    services.file_process(file_id=file.pk)
+
+    file.refresh_from_db()
+    assert (file.status, file.processing_error) == ("failed", "The uploaded file is missing from storage.")
+
+
+def test_processing_a_live_file_again_is_a_no_op(thing_file, django_assert_num_queries):
+    file = thing_file(binary_stl(cube_triangles()))
+    services.file_process(file_id=file.pk)
+
+    # 1. SELECT the file: it is live, nothing else happens (no download, no update).
+    with django_assert_num_queries(1):
+        assert services.file_process(file_id=file.pk) == "skipped"
+
+
+def test_processing_a_failed_file_again_is_a_no_op(thing_file):
+    file = thing_file(b"solid garbage\nnot a facet\n")
+    services.file_process(file_id=file.pk)
+    file.refresh_from_db()
+    error = file.processing_error
+
+    assert services.file_process(file_id=file.pk) == "skipped"
+    file.refresh_from_db()
+    assert (file.status, file.processing_error) == ("failed", error)
+
+
+def test_processing_a_deleted_file_is_a_no_op(db):
+    assert services.file_process(file_id=987654321) == "skipped"
+
+
+def test_the_file_task_runs_the_service(thing_file):
+    file = thing_file(binary_stl(cube_triangles()))
+
+    tasks.file_process.delay(file.pk)
+
+    file.refresh_from_db()
+    assert file.status == ProcessingStatus.LIVE
+
+
+# --- Images -----------------------------------------------------------------------------------------
+
+
+def test_a_jpeg_goes_live_with_every_size_uploaded(image, object_bytes):
+    img = image(picture("JPEG", (1600, 1200)))
+
+    assert services.image_process(image_id=img.pk) == "live"
+
+    img.refresh_from_db()
+    assert (img.status, img.width, img.height, img.processing_error) == ("live", 1600, 1200, "")
+    assert [(s["type"], s["size"]) for s in img.sizes] == [(t, s) for t, s, *_ in SIZES]
+    display_large = img.sizes[0]
+    assert display_large == {"type": "display", "size": "large", "key": f"{img.key}.display_large.jpg",
+                             "width": 1200, "height": 900}
+    for entry in img.sizes:
+        assert entry["key"] == f"{img.key}.{entry['type']}_{entry['size']}.jpg"
+        with PILImage.open(io.BytesIO(object_bytes(entry["key"]))) as rendered:
+            assert (rendered.format, rendered.size) == ("JPEG", (entry["width"], entry["height"]))
+
+
+@pytest.mark.parametrize("fmt, mode", [("PNG", "RGBA"), ("GIF", "P"), ("WEBP", "RGB")])
+def test_png_gif_and_webp_images_go_live(image, fmt, mode):
+    img = image(picture(fmt, (500, 400), mode), f"picture.{fmt.lower()}")
+
+    services.image_process(image_id=img.pk)
+
+    img.refresh_from_db()
+    assert (img.status, img.width, img.height, len(img.sizes)) == ("live", 500, 400, len(SIZES))
+
+
+@pytest.mark.parametrize("fmt", ["BMP", "TIFF"])
+def test_bmp_and_tiff_images_fail(image, fmt):
+    img = image(picture(fmt, (100, 100)), "picture.jpg")
+
+    assert services.image_process(image_id=img.pk) == "failed"
+
+    img.refresh_from_db()
+    assert img.status == ProcessingStatus.FAILED
+    assert "accepted format (JPEG, PNG, GIF or WEBP)" in img.processing_error
+    assert (img.sizes, img.width, img.height) == ([], None, None)
+
+
+def test_a_corrupt_image_fails_and_keeps_the_original(image, object_exists):
+    data = picture("JPEG", (800, 600))
+    img = image(data[: len(data) // 3])
+
+    services.image_process(image_id=img.pk)
+
+    img.refresh_from_db()
+    assert img.status == ProcessingStatus.FAILED
+    assert img.processing_error.startswith("The image could not be decoded")
+    assert object_exists(img.key)
+    assert not object_exists(f"{img.key}.display_large.jpg")
+
+
+def test_a_decompression_bomb_fails_cleanly(image):
+    img = image(png_declaring(30000, 30000), "bomb.png")
+
+    services.image_process(image_id=img.pk)
+
+    img.refresh_from_db()
+    assert img.status == ProcessingStatus.FAILED
+    assert "too many pixels" in img.processing_error
+
+
+def test_an_image_over_the_configured_pixel_limit_fails(image, settings):
+    settings.UPLOADS_IMAGE_MAX_PIXELS = 10_000
+    img = image(picture("PNG", (200, 100)))
+
+    services.image_process(image_id=img.pk)
+
+    img.refresh_from_db()
+    assert (img.status, img.processing_error) == (
+        "failed", "The image is 200×100 (20,000 pixels); the limit is 10,000 pixels.")
+
+
+def test_processing_a_live_image_again_is_a_no_op(image, django_assert_num_queries):
+    img = image(picture("JPEG", (400, 300)))
+    services.image_process(image_id=img.pk)
+
+    # 1. SELECT the image: it is live, nothing else happens.
+    with django_assert_num_queries(1):
+        assert services.image_process(image_id=img.pk) == "skipped"
+
+
+def test_the_image_task_runs_the_service(image):
+    img = image(picture("JPEG", (400, 300)))
+
+    tasks.image_process.delay(img.pk)
+
+    img.refresh_from_db()
+    assert img.status == ProcessingStatus.LIVE
+
+
+@pytest.mark.parametrize("task", [tasks.file_process, tasks.image_process])
+def test_the_tasks_retry_transient_store_failures_with_backoff_a_bounded_number_of_times(task):
+    assert task.autoretry_for == (StoreError,)
+    assert (task.retry_backoff, task.max_retries) == (30, 5)

@@ -1,0 +1,103 @@
+"""Upload flow endpoints (spec §4.10): start an upload (§4.1 avatar/cover-image, §4.2 POST
+/things/{id}/files) and finalize it (§4.3). Each handler: parse → selector → one service → answer.
+
+The file and image reads (lists, detail, download …) are in views_files.py.
+"""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.selectors import user_get_own
+from apps.core.api import parse_input
+from apps.things.selectors import thing_get_own
+from apps.uploads import services
+from apps.uploads.models import Upload
+from apps.uploads.serializers_upload import (
+    FinalizedFileSerializer,
+    UploadDescriptorSerializer,
+    UploadStartInput,
+)
+
+THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, description="A Thing id.")
+USERNAME_PARAM = OpenApiParameter(
+    "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
+)
+UPLOAD_PARAM = OpenApiParameter(
+    "upload_id",
+    int,
+    OpenApiParameter.PATH,
+    description="The pending upload's id (from `success_action_redirect`).",
+)
+FLOW = (
+    "Answers the upload descriptor: POST its `fields` in order, then a `file` part, to `action` "
+    "(no Authorization header); the store redirects (303) to the finalize URL. The object may be "
+    "1 to 262144000 bytes; the form is valid for one hour."
+)
+
+
+def _start(request, *, kind: str, target_id: int) -> Response:
+    data = parse_input(UploadStartInput, request)
+    upload = services.upload_start(
+        owner=request.user, kind=kind, target_id=target_id, filename=data["filename"]
+    )
+    return Response(services.upload_descriptor(upload=upload))
+
+
+class ThingFileUploadStartView(APIView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        request=UploadStartInput,
+        responses=UploadDescriptorSerializer,
+        summary="Start uploading a file to own Thing",
+        description=FLOW + " A jpg, jpeg, png, gif or webp name makes a Thing image, anything else a "
+        "Thing file. Another user's Thing: 403; missing: 404.",
+    )
+    def post(self, request, thing_id):
+        # 404/403 before 400: a caller learns nothing about input rules on someone else's Thing.
+        thing = thing_get_own(thing_id, viewer=request.user)
+        data = parse_input(UploadStartInput, request)
+        upload = services.thing_upload_start(owner=request.user, thing=thing, filename=data["filename"])
+        return Response(services.upload_descriptor(upload=upload))
+
+
+class UserAvatarUploadStartView(APIView):
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        request=UploadStartInput,
+        responses=UploadDescriptorSerializer,
+        summary="Start uploading own avatar image",
+        description=FLOW + " Images only (jpg, jpeg, png, gif, webp). Another user: 403; unknown: 404.",
+    )
+    def post(self, request, username):
+        user = user_get_own(username, viewer=request.user)
+        return _start(request, kind=Upload.Kind.AVATAR, target_id=user.pk)
+
+
+class UserCoverUploadStartView(APIView):
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        request=UploadStartInput,
+        responses=UploadDescriptorSerializer,
+        summary="Start uploading own cover image",
+        description=FLOW + " Images only (jpg, jpeg, png, gif, webp). Another user: 403; unknown: 404.",
+    )
+    def post(self, request, username):
+        user = user_get_own(username, viewer=request.user)
+        return _start(request, kind=Upload.Kind.COVER, target_id=user.pk)
+
+
+class UploadFinalizeView(APIView):
+    @extend_schema(
+        parameters=[UPLOAD_PARAM],
+        request=None,
+        responses=FinalizedFileSerializer,
+        summary="Finalize an upload",
+        description="Checks the object arrived in the store and creates the file or image (then "
+        "processed in the background). The body is ignored (empty, `null` or the form fields echoed). "
+        "Idempotent: calling again answers the same summary. 400 `UPLOAD_MISSING` while the bytes have "
+        "not arrived (retry later), `UPLOAD_EMPTY`, `UPLOAD_TOO_LARGE`, `UPLOAD_EXPIRED`, `UPLOAD_FAILED`; "
+        "another user's upload: 403; unknown: 404.",
+    )
+    def post(self, request, upload_id):
+        return Response(services.upload_finalize(upload_id=upload_id, user=request.user))

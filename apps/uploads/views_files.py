@@ -1,0 +1,128 @@
+"""Endpoints of a Thing's files and images (spec §4.2), /files/{id} and its download (§4.3), and a
+user's download history (§4.1).
+
+Every Thing is fetched through apps.things.selectors (thing_get_for_viewer / thing_get_own), so the
+401/403/404 matrix lives in one place; files and images add "404 when not this Thing's or not visible".
+"""
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.accounts.selectors import user_get_by_name
+from apps.accounts.serializers import OkSerializer
+from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.things.selectors import thing_get_for_viewer, thing_get_own
+from apps.things.serializers import ThingShortSerializer
+from apps.uploads import selectors, services_files
+from apps.uploads.serializers import FileSerializer, ImageQueryInput, ImageSerializer, ImageUpdateInput
+
+THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, description="A Thing id.")
+FILE_PARAM = OpenApiParameter("file_id", int, OpenApiParameter.PATH, description="A file id.")
+IMAGE_PARAM = OpenApiParameter("image_id", int, OpenApiParameter.PATH, description="An image id.")
+IMAGE_QUERY = [
+    OpenApiParameter("type", str, enum=["thumb", "preview", "display"], description="Only this type's sizes."),
+    OpenApiParameter("size", str, enum=["large", "medium", "small", "tiny"],
+                     description="Only this size (needs `type`)."),
+]
+VISIBILITY = (
+    "The Thing's matrix: unpublished and unauthenticated 401, unpublished and not owned 403, missing 404. "
+    "Its owner sees files/images still processing or failed; everyone else only live ones."
+)
+
+
+class ThingFilesView(APIView):
+    """GET /things/{id}/files. The upload flow adds POST (combine(): apps/uploads/urls.py)."""
+
+    @extend_schema(parameters=[THING_PARAM], responses=FileSerializer(many=True), summary="List a Thing's files",
+                   description=VISIBILITY)
+    def get(self, request, thing_id):
+        thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        files = selectors.thing_file_list(thing=thing, viewer=request.user)
+        return paginated_response(request, files, FileSerializer, view=self)
+
+
+class ThingFileDetailView(APIView):
+    @extend_schema(parameters=[THING_PARAM, FILE_PARAM], responses=FileSerializer, summary="Get a Thing's file",
+                   description=VISIBILITY + " A file of another Thing is 404.")
+    def get(self, request, thing_id, file_id):
+        thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        file = selectors.thing_file_get(thing=thing, file_id=file_id, viewer=request.user)
+        return Response(FileSerializer(file).data)
+
+    @extend_schema(parameters=[THING_PARAM, FILE_PARAM], responses=OkSerializer, summary="Delete a Thing's file",
+                   description="Owner only (403 otherwise). Irreversible: the stored objects go too.")
+    def delete(self, request, thing_id, file_id):
+        thing = thing_get_own(thing_id, viewer=request.user)
+        file = selectors.thing_file_get(thing=thing, file_id=file_id, viewer=request.user)
+        services_files.file_delete(file=file)
+        return ok()
+
+
+class ThingImagesView(APIView):
+    @extend_schema(parameters=[THING_PARAM, *IMAGE_QUERY], responses=ImageSerializer(many=True),
+                   summary="List a Thing's images",
+                   description=VISIBILITY + " `size` requires `type` (400); unknown values are 400.")
+    def get(self, request, thing_id):
+        query = validated(ImageQueryInput(data=request.query_params))
+        thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        images = selectors.thing_image_list(thing=thing, viewer=request.user)
+        return paginated_response(request, images, ImageSerializer, view=self, context=query)
+
+
+class ThingImageDetailView(APIView):
+    @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM, *IMAGE_QUERY], responses=ImageSerializer,
+                   summary="Get a Thing's image", description=VISIBILITY)
+    def get(self, request, thing_id, image_id):
+        query = validated(ImageQueryInput(data=request.query_params))
+        thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
+        return Response(ImageSerializer(image, context=query).data)
+
+    @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM], request=ImageUpdateInput, responses=OkSerializer,
+                   summary="Change an image's rank or featured flag",
+                   description="Owner only. `featured: true` makes it the Thing's default image.")
+    def patch(self, request, thing_id, image_id):
+        data = parse_input(ImageUpdateInput, request)
+        thing = thing_get_own(thing_id, viewer=request.user)
+        image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
+        services_files.image_update(image=image, **data)
+        return ok()
+
+    @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM], responses=OkSerializer, summary="Delete an image",
+                   description="Owner only. Irreversible: the original and every size go too.")
+    def delete(self, request, thing_id, image_id):
+        thing = thing_get_own(thing_id, viewer=request.user)
+        image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
+        services_files.image_delete(image=image)
+        return ok()
+
+
+class FileDetailView(APIView):
+    @extend_schema(parameters=[FILE_PARAM], responses=FileSerializer, summary="Get a file",
+                   description="The file with its URLs (thumbnail and three.js JSON when rendered). "
+                   + VISIBILITY)
+    def get(self, request, file_id):
+        file = selectors.file_get_for_viewer(file_id, viewer=request.user)
+        return Response(FileSerializer(file).data)
+
+
+class FileDownloadView(APIView):
+    @extend_schema(parameters=[FILE_PARAM], responses={302: OpenApiResponse(description="To the file")},
+                   summary="Download a file",
+                   description="302 to a short-lived store URL that saves the file under its name; the "
+                   "download joins the caller's history (GET /users/{username}/downloads). " + VISIBILITY)
+    def get(self, request, file_id):
+        file = selectors.file_get_for_viewer(file_id, viewer=request.user)
+        url = services_files.file_download(file=file, user=request.user)
+        return Response(status=302, headers={"Location": url})
+
+
+class UserDownloadsView(APIView):
+    @extend_schema(parameters=[OpenApiParameter("username", str, OpenApiParameter.PATH)],
+                   responses=ThingShortSerializer(many=True), summary="List the Things a user downloaded",
+                   description="Most recently downloaded first, each Thing once, only Things the caller may "
+                   "see. 404 if the user does not exist; 403 for someone else's history.")
+    def get(self, request, username):
+        user = user_get_by_name(username, viewer=request.user)
+        things = selectors.thing_list_downloaded_by(user=user, viewer=request.user)
+        return paginated_response(request, things, ThingShortSerializer, view=self)
