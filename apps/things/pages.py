@@ -6,6 +6,8 @@ from apps.accounts.links import user_public_url
 from apps.core.exceptions import NotFound
 from apps.core.licenses import license_name
 from apps.things import links, selectors
+from apps.uploads.links import file_thumbnail_url, formatted_size
+from apps.uploads.selectors import thing_file_list
 
 INDEX_SIZE = 30
 
@@ -23,7 +25,11 @@ def thing_page(request, thing_id):
         "creator_url": user_public_url(thing.creator),
         "tags": list(thing.tags.all()),
         "ancestors": list(selectors.thing_list_ancestors(thing=thing, viewer=request.user)),
-        "files": [],  # uploads bring files; the section is already in place
+        "files": [
+            {"name": f.name, "size": formatted_size(f.size), "thumbnail": file_thumbnail_url(f),
+             "download": f"/thing:{thing.pk}/files/{f.pk}/download"}
+            for f in thing_file_list(thing=thing, viewer=request.user)
+        ],
         "is_owner": request.user.is_authenticated and request.user.pk == thing.creator_id,
     }
     return render(request, "things/thing_detail.html", context)

@@ -86,6 +86,7 @@ class Image(models.Model):
     # [{"type": "thumb|preview|display", "size": "large|medium|small|tiny", "key": …, "width": …, "height": …}]
     sizes = models.JSONField(default=list, blank=True)
     added = models.DateTimeField(auto_now_add=True)
+    modified = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["rank", "added", "id"]
@@ -101,7 +102,8 @@ class Download(models.Model):
     """A user's download of a file (spec §4.3): GET /users/{username}/downloads lists the Things."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="downloads")
-    file = models.ForeignKey(ThingFile, on_delete=models.CASCADE, related_name="downloads")
+    # A deleted file leaves the user's history (which lists Things) as it was.
+    file = models.ForeignKey(ThingFile, null=True, on_delete=models.SET_NULL, related_name="downloads")
     thing = models.ForeignKey("things.Thing", on_delete=models.CASCADE, related_name="+")
     created = models.DateTimeField(auto_now_add=True)
 

@@ -71,10 +71,12 @@ def image_delete(*, image: Image) -> None:
 
 
 def file_download(*, file: ThingFile, user) -> str:
-    """spec §4.3 download: record it in `user`'s history, count it on the file and the Thing, and
-    return a short-lived store URL that saves the original under the file's name."""
+    """spec §4.3 download: count it on the file and the Thing, add it to a signed-in `user`'s history
+    (the site's anonymous visitors have none), and return a short-lived store URL that saves the
+    original under the file's name."""
     with transaction.atomic():
-        Download.objects.create(user=user, file_id=file.pk, thing_id=file.thing_id)
+        if user is not None and user.is_authenticated:
+            Download.objects.create(user=user, file_id=file.pk, thing_id=file.thing_id)
         ThingFile.objects.filter(pk=file.pk).update(download_count=F("download_count") + 1)
         Thing.objects.filter(pk=file.thing_id).update(download_count=F("download_count") + 1)
     return store.download_url(file.key, filename=file.name)

@@ -236,6 +236,11 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict = {
     # Pending uploads past their expiry: finalize the arrived, expire the rest, delete stray objects.
     "uploads-sweep-expired": {"task": "apps.uploads.tasks.uploads_sweep_expired", "schedule": 600.0},
+    # Files and images whose processing lost its worker or ran out of retries.
+    "uploads-requeue-stuck-processing": {
+        "task": "apps.uploads.processing.tasks.processing_requeue_stuck",
+        "schedule": 900.0,
+    },
 }
 # Task modules beyond each app's tasks.py (autodiscovered).
 CELERY_IMPORTS = ["apps.uploads.processing.tasks", "apps.uploads.package_tasks"]

@@ -117,6 +117,7 @@ def test_the_front_page_says_so_when_nothing_is_published(client):
 def test_the_thing_page_needs_a_constant_number_of_queries(client, slug, django_assert_num_queries):
     thing = ThingFactory(tags=["a", "b", "c"], category=category(slug) if slug else None)
     Remix.objects.create(derivative=thing, ancestor=ThingFactory())
-    # 1: the Thing with creator, category and its parent; 2: its tags; 3: its published ancestors.
-    with django_assert_num_queries(3):
+    # 1: the Thing with creator, category and its parent; 2: its tags; 3: its published ancestors;
+    # 4: its files.
+    with django_assert_num_queries(4):
         assert client.get(f"/thing:{thing.pk}").status_code == 200

@@ -14,10 +14,12 @@ backoff; a missing original fails the row.
 import logging
 import tempfile
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 from botocore.exceptions import ClientError
 from django.conf import settings
+from django.utils import timezone
 
 from apps.uploads import store
 from apps.uploads.models import Image, ProcessingStatus, ThingFile
@@ -174,3 +176,25 @@ def _image_fail(image_id: int, reason: str) -> str:
     log.info("image %s failed processing: %s", image_id, reason)
     failed = _image_finish(image_id, status=ProcessingStatus.FAILED, processing_error=reason)
     return "failed" if failed else "skipped"
+
+
+# Longer than any processing run measured (a 50 MB STL takes ~10 s; make bench), so a row this old in
+# `processing` lost its worker or ran out of retries.
+STUCK_AFTER = timedelta(minutes=30)
+
+
+def processing_requeue_stuck(*, now=None) -> dict[str, list[int]]:
+    """Files and images left in `processing` past STUCK_AFTER, to be processed again.
+
+    Touches each row's `modified` (a conditional UPDATE on the old value, so two sweeps never both
+    claim one row) and returns the claimed ids; the task enqueues them. Re-processing is safe: the
+    services claim the row again and their outcome UPDATE only applies from `processing`.
+    """
+    now = now or timezone.now()
+    claimed: dict[str, list[int]] = {"files": [], "images": []}
+    for name, model in (("files", ThingFile), ("images", Image)):
+        stuck = model.objects.filter(status=ProcessingStatus.PROCESSING, modified__lt=now - STUCK_AFTER)
+        for pk, modified in stuck.values_list("pk", "modified")[:500]:
+            if model.objects.filter(pk=pk, modified=modified).update(modified=now):
+                claimed[name].append(pk)
+    return claimed

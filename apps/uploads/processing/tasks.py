@@ -26,3 +26,14 @@ def file_process(self, file_id: int) -> str:
 @shared_task(bind=True, acks_late=True, **RETRY)
 def image_process(self, image_id: int) -> str:
     return services.image_process(image_id=image_id)
+
+
+@shared_task
+def processing_requeue_stuck() -> dict:
+    """Periodic (CELERY_BEAT_SCHEDULE): re-enqueue files and images stuck in `processing`."""
+    claimed = services.processing_requeue_stuck()
+    for file_id in claimed["files"]:
+        file_process.delay(file_id)
+    for image_id in claimed["images"]:
+        image_process.delay(image_id)
+    return claimed
