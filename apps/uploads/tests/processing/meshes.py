@@ -24,7 +24,9 @@ def cube_triangles(side: float = 10.0, *, origin=(0.0, 0.0, 0.0), drop: int = 0)
 def binary_stl(triangles: np.ndarray, *, header: bytes = b"binary stl from the tests", count=None) -> bytes:
     records = bytearray()
     for tri in triangles:
-        n = np.cross(tri[1] - tri[0], tri[2] - tri[0])
+        # Hostile-input tests write NaN/inf/huge coordinates on purpose; their normals may overflow.
+        with np.errstate(invalid="ignore", over="ignore"):
+            n = np.cross(tri[1] - tri[0], tri[2] - tri[0])
         records += struct.pack("<3f", *n) + struct.pack("<9f", *tri.ravel()) + b"\0\0"
     n = len(triangles) if count is None else count
     return header.ljust(80, b" ")[:80] + struct.pack("<I", n) + bytes(records)
