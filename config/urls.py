@@ -15,6 +15,8 @@ urlpatterns = [
     path("", include("apps.things.urls")),
     path("", include("apps.search.urls")),
     path("", include("apps.uploads.urls")),
+    path("", include("apps.orders.urls")),
+    path("", include("apps.webhooks.urls")),
 ]
 
 handler400 = "apps.core.views.bad_request"

@@ -71,6 +71,8 @@ INSTALLED_APPS = [
     "apps.things",
     "apps.search",
     "apps.uploads",
+    "apps.orders",
+    "apps.webhooks",
     "apps.demo",
     "oauth2_provider",
 ]

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class OrdersConfig(AppConfig):
+    name = "apps.orders"
+    label = "orders"
+    verbose_name = "Orders"

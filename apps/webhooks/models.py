@@ -1,0 +1,54 @@
+"""Webhook deliveries (spec §6, DECISIONS.md: Webhooks): an outbox row per event, sent by Celery.
+
+A delivery row is written in the same transaction as the change that caused the event, so an event is
+never lost; a task sends it, retries with backoff for about three days, and a sweep re-queues rows whose
+worker died. Every attempt is logged.
+"""
+from django.conf import settings
+from django.db import models
+
+
+class Delivery(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SENDING = "sending", "Sending (claimed by a worker)"
+        SUCCEEDED = "succeeded", "Delivered"
+        FAILED = "failed", "Failed (gave up)"
+        CANCELLED = "cancelled", "Cancelled (endpoint disabled or removed)"
+
+    application = models.ForeignKey(
+        settings.OAUTH2_PROVIDER_APPLICATION_MODEL, on_delete=models.CASCADE, related_name="webhook_deliveries"
+    )
+    event = models.CharField(max_length=40)
+    # Standard Webhooks `webhook-id`: the same across every retry and redelivery of this event.
+    message_id = models.CharField(max_length=64, unique=True)
+    payload = models.JSONField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempt_count = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True, help_text="When a worker took it (sweep)")
+    last_error = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        indexes = [
+            models.Index(fields=["status", "next_attempt_at"], name="webhooks_delivery_due_idx"),
+            models.Index(fields=["application", "-created"], name="webhooks_delivery_app_idx"),
+        ]
+
+
+class Attempt(models.Model):
+    delivery = models.ForeignKey(Delivery, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveIntegerField()
+    url = models.URLField(max_length=500)
+    started_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    status_code = models.PositiveIntegerField(null=True, blank=True)
+    response_excerpt = models.TextField(blank=True, max_length=2000)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["delivery", "number"], name="webhooks_attempt_unique")]
