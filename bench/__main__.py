@@ -9,6 +9,8 @@
    concurrency, in the same run against the same server.
 4. Upload processing (bench/uploads.py): finalize-to-live time and a worker process's peak memory for a
    generated 50 MB binary STL and a 20-megapixel JPEG (moto S3 on loopback; `--skip-uploads` skips it).
+5. Webhook delivery (bench/webhooks.py): event-to-delivery latency and deliveries/s of one real Celery
+   worker process on Redis, to a loopback receiver (`--skip-webhooks` skips it).
 
 Targets are checked here, never in unit tests (timings flake on shared machines). Each line prints the
 figure and its target; the exit status is 1 when a target is missed. The figures go to docs/benchmarks.md.
@@ -45,6 +47,7 @@ def _arguments():
     parser.add_argument("--tool", default="auto", choices=["auto", "wrk", "python"], help="load generator")
     parser.add_argument("--skip-http", action="store_true", help="only the in-process checks and the seed")
     parser.add_argument("--skip-uploads", action="store_true", help="skip upload processing (STL, JPEG)")
+    parser.add_argument("--skip-webhooks", action="store_true", help="skip webhook delivery (Celery worker)")
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
     return parser.parse_args()
 
@@ -99,6 +102,13 @@ def main() -> int:
         print("== upload processing: finalize to live, in a worker process")
         uploads = uploads_run()
 
+    webhooks = None
+    if not args.skip_webhooks:
+        from bench.webhooks import checks_webhooks, webhooks_run
+
+        print("== webhook delivery: a real Celery worker on Redis, a loopback receiver")
+        webhooks = webhooks_run()
+
     targets = {}
     settings = {}
     if not args.skip_http:
@@ -116,6 +126,8 @@ def main() -> int:
         checks += checks_http(targets)
     if uploads:
         checks += checks_uploads(uploads)
+    if webhooks is not None:
+        checks += checks_webhooks(webhooks)
 
     print("== targets")
     for check in checks:
@@ -126,7 +138,7 @@ def main() -> int:
             f"the migration-seeded categories; seeded {seed.seeded_at} in {seed.seconds:.1f} s"
         )
         doc_write(targets=targets, checks=checks, seed=seed, settings=settings, info=settings.pop("machine"),
-                  inprocess=inprocess, uploads=uploads)
+                  inprocess=inprocess, uploads=uploads, webhooks=webhooks)
         print("figures written to docs/benchmarks.md")
     return 0 if all(c.ok for c in checks) else 1
 

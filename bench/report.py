@@ -119,7 +119,8 @@ def machine() -> dict:
     }
 
 
-def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: dict, uploads=None) -> None:
+def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: dict, uploads=None,
+              webhooks=None) -> None:
     lines = [
         "# Benchmarks",
         "",
@@ -178,6 +179,8 @@ def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: d
     ]
     if uploads:
         lines += uploads_section(uploads)
+    if webhooks is not None:
+        lines += webhooks_section(webhooks)
     if seed.steps:
         lines += [
             "## Seeding",
@@ -229,5 +232,36 @@ def uploads_section(results) -> list[str]:
         "and one pass of the closed-mesh check's edge keys, at most 32 MB), "
         f"≤ {uploads.STL_SECONDS_TARGET:.0f} s; JPEG peak ≤ {uploads.JPEG_RSS_MB_TARGET:.0f} MB "
         f"(decoded at 1/4 scale), ≤ {uploads.JPEG_SECONDS_TARGET:.0f} s.",
+        "",
+    ]
+
+
+def webhooks_section(result) -> list[str]:
+    """Webhook delivery (bench/webhooks.py): event-to-delivery latency, deliveries/s per worker process."""
+    from bench import webhooks
+
+    if result.error:
+        return ["## Webhook delivery", "", f"Not measured: {result.error}", ""]
+    return [
+        "## Webhook delivery (one Celery worker process)",
+        "",
+        "| phase | events | p50 ms | p95 ms | max ms | deliveries/s |",
+        "|---|---:|---:|---:|---:|---:|",
+        f"| latency ({webhooks.LATENCY_RATE_PER_S:g} events/s) | {result.latency_events} | "
+        f"{result.latency_p50_ms:.1f} | {result.latency_p95_ms:.1f} | {result.latency_max_ms:.1f} | |",
+        f"| burst (one transaction) | {result.burst_delivered}/{result.burst_events} | | | | "
+        f"{result.deliveries_per_s:.0f} |",
+        "",
+        "- A real worker (`celery -A config worker --pool=solo`: one process, one task at a time) on the Redis "
+        "broker, settings `bench.settings_webhooks`, delivers to a receiver on loopback (http.server threads in "
+        "the bench process, answering 200 at once and verifying every signature).",
+        "- Latency: from just before the transaction of `webhook_event_record` opens until the receiver has the "
+        "request (insert, commit, publish, the worker's claim, signing, a new connection to the checked "
+        "address, the POST), on a quiet queue.",
+        f"- Throughput: {result.burst_events} events in one transaction, published at commit; the rate is the "
+        "worker's steady state between the first and the last arrival. More worker processes scale it "
+        "until PostgreSQL or the receivers are the limit.",
+        f"- Targets: p95 ≤ {webhooks.LATENCY_P95_MS_TARGET:.0f} ms, ≥ {webhooks.DELIVERIES_PER_S_TARGET:.0f} "
+        "deliveries/s per worker process; bad signatures = 0.",
         "",
     ]

@@ -114,7 +114,13 @@ def application_update(
         if webhook_errors:
             raise ValidationFailed(errors={"webhook_url": webhook_errors})
         _full_clean(locked)
-        locked.save(update_fields=[*changes, "updated"])
+        update_fields = [*changes, "updated"]
+        if "webhook_url" in changes and locked.webhook_url and locked.webhook_disabled_at is not None:
+            # DECISIONS (Webhooks): an endpoint disabled by a 410 is re-enabled by saving its URL again.
+            locked.webhook_disabled_at = None
+            locked.webhook_disabled_reason = ""
+            update_fields += ["webhook_disabled_at", "webhook_disabled_reason"]
+        locked.save(update_fields=update_fields)
     return locked
 
 

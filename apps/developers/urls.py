@@ -14,6 +14,12 @@ urlpatterns = [
         views.ApplicationWebhookSecretRotateView.as_view(),
         name="app-webhook-secret",
     ),
+    path("developers/apps/<int:pk>/webhook-ping", views.ApplicationWebhookPingView.as_view(), name="app-webhook-ping"),
+    path(
+        "developers/apps/<int:pk>/webhook-deliveries/<int:delivery_pk>/redeliver",
+        views.ApplicationWebhookRedeliverView.as_view(),
+        name="app-webhook-redeliver",
+    ),
     path(
         "developers/apps/<int:pk>/readonly-token",
         views.ApplicationReadonlyTokenView.as_view(),

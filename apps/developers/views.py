@@ -10,6 +10,8 @@ from django.views import View
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.developers import rules, selectors, services
 from apps.developers.forms import ApplicationEditForm, ApplicationForm
+from apps.webhooks import selectors as webhook_selectors
+from apps.webhooks import services as webhook_services
 
 # The plain client secret lives here between the POST that made it and the one page that shows it.
 ONE_TIME_SECRET_SESSION_KEY = "developers:one_time_client_secret"
@@ -90,6 +92,7 @@ class ApplicationDetailView(OwnedApplicationMixin, View):
             "submit_blockers": rules.application_submit_blockers(application),
             "readonly_token": selectors.application_readonly_token_get(application=application),
             "readonly_scope": rules.READONLY_TOKEN_SCOPE,
+            "webhook_deliveries": webhook_selectors.delivery_list_recent(application=application),
         }
         return render(request, self.template_name, context, status=status)
 
@@ -127,6 +130,36 @@ class ApplicationWebhookSecretRotateView(OwnedApplicationMixin, View):
         services.application_rotate_webhook_secret(application=application)
         messages.success(request, "A new webhook signing secret was generated.")
         return redirect(_detail_url(application) + "#webhook")
+
+
+class ApplicationWebhookPingView(OwnedApplicationMixin, View):
+    def post(self, request, pk):
+        application = self.get_application()
+        try:
+            webhook_services.webhook_ping(application=application)
+        except RuleViolation as exc:
+            for reason in exc.errors or [exc.message]:
+                messages.error(request, reason)
+        else:
+            messages.success(request, "A test event (ping) is on its way; its delivery is listed below.")
+        return redirect(_detail_url(application) + "#webhook-deliveries")
+
+
+class ApplicationWebhookRedeliverView(OwnedApplicationMixin, View):
+    def post(self, request, pk, delivery_pk):
+        application = self.get_application()
+        try:
+            delivery = webhook_selectors.delivery_get_for_application(application=application, pk=delivery_pk)
+        except NotFound:
+            raise Http404 from None
+        try:
+            webhook_services.delivery_redeliver(delivery=delivery)
+        except RuleViolation as exc:
+            for reason in exc.errors or [exc.message]:
+                messages.error(request, reason)
+        else:
+            messages.success(request, f"The {delivery.event} event is being sent again.")
+        return redirect(_detail_url(application) + "#webhook-deliveries")
 
 
 class ApplicationReadonlyTokenView(OwnedApplicationMixin, View):

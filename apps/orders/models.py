@@ -33,6 +33,9 @@ class Order(models.Model):
     paid_at = models.DateTimeField(null=True, blank=True)
     refund_requested_at = models.DateTimeField(null=True, blank=True)
     refund_reason = models.TextField(blank=True, max_length=2000)
+    # The payment backend's reference for the money sent back (a granted refund, a cancelled paid order).
+    refund_reference = models.CharField(max_length=200, blank=True)
+    refunded_at = models.DateTimeField(null=True, blank=True)
     add_date = models.DateTimeField(auto_now_add=True)
     modified_date = models.DateTimeField(auto_now=True)
 

@@ -45,6 +45,8 @@ class Attempt(models.Model):
     url = models.URLField(max_length=500)
     started_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    # The IP actually connected to (or refused): the name was resolved once, right before sending.
+    remote_address = models.GenericIPAddressField(null=True, blank=True)
     status_code = models.PositiveIntegerField(null=True, blank=True)
     response_excerpt = models.TextField(blank=True, max_length=2000)
     error = models.TextField(blank=True)

@@ -47,6 +47,8 @@ RATE_LIMIT_WINDOW_SECONDS = env.int("RATE_LIMIT_WINDOW_SECONDS", default=300)
 UNAPPROVED_APP_USER_LIMIT = env.int("UNAPPROVED_APP_USER_LIMIT", default=10)
 # Webhook and other outbound URLs resolving to private addresses are refused unless this is set.
 ALLOW_PRIVATE_WEBHOOK_URLS = env.bool("ALLOW_PRIVATE_WEBHOOK_URLS", default=False)
+# Orders: dotted path of the payment backend (apps.orders.payments); the default charges nobody.
+PAYMENT_BACKEND = env.str("PAYMENT_BACKEND", default="apps.orders.payments.TestPaymentBackend")
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 SECURE_SSL_REDIRECT_ENV = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 
@@ -243,6 +245,10 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "apps.uploads.processing.tasks.processing_requeue_stuck",
         "schedule": 900.0,
     },
+    # Webhook retries due (hours-long backoff lives in the row, not in broker countdowns).
+    "webhooks-dispatch-due": {"task": "apps.webhooks.tasks.webhooks_dispatch_due", "schedule": 30.0},
+    # Webhook deliveries whose worker died mid-attempt (claimed > 2 min ago) go back to pending.
+    "webhooks-sweep-stale": {"task": "apps.webhooks.tasks.webhooks_sweep_stale", "schedule": 60.0},
 }
 # Task modules beyond each app's tasks.py (autodiscovered).
 CELERY_IMPORTS = ["apps.uploads.processing.tasks", "apps.uploads.package_tasks"]
