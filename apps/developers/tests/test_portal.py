@@ -422,3 +422,21 @@ def test_deleting_with_confirmation_removes_the_app(owner_client, own_app):
     assert response.status_code == 302
     assert response["Location"] == "/developers/apps/"
     assert not Application.objects.filter(pk=own_app.pk).exists()
+
+
+@pytest.mark.django_db
+def test_the_webhooks_docs_page_shows_the_event_catalogue_and_verification():
+    from django.test import Client
+
+    html = Client().get("/developers/docs/webhooks").content.decode()
+    for text in ("order_created", "refund_requested", "order_refunded", "webhook-signature"):
+        assert text in html
+    assert "<pre>" in html or "<code>" in html
+
+
+@pytest.mark.django_db
+def test_an_unknown_docs_page_is_404():
+    from django.test import Client
+
+    assert Client().get("/developers/docs/..%2Fsettings").status_code == 404
+    assert Client().get("/developers/docs/nothing").status_code == 404
