@@ -12,6 +12,11 @@ from apps.core.pagination import LinkHeaderPagination
 from apps.core.parsers import form_to_dict
 
 
+# Every id is a PostgreSQL bigint (BigAutoField): a larger number in a request body or query names no
+# row, and would make the database driver fail instead of the lookup returning nothing.
+MAX_ID = 2**63 - 1
+
+
 def ok() -> Response:
     """DECISIONS.md: the 'ok' object."""
     return Response({"ok": True})

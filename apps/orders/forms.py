@@ -4,13 +4,14 @@ from decimal import Decimal, InvalidOperation
 
 from django import forms
 
+from apps.core.api import MAX_ID
 from apps.orders import rules
 
 
 class CheckoutParamsForm(forms.Form):
     """The dialog's query string: what the app asks the buyer to pay (spec §4.11 `payment` dialog)."""
 
-    thing_id = forms.IntegerField(min_value=1)
+    thing_id = forms.IntegerField(min_value=1, max_value=MAX_ID)
     client_id = forms.CharField(max_length=100)
     amount = forms.DecimalField(max_digits=12, decimal_places=2)
     charges = forms.CharField(required=False, help_text='JSON: [{"name": "Item", "amount": "15.00"}, …]')

@@ -9,6 +9,7 @@ from apps.accounts.serializers import UserSummarySerializer
 from apps.core.api import api_url, site_url
 from apps.core.licenses import THING_LICENSE_CHOICES, license_name
 from apps.things import links, rules
+from apps.core.api import MAX_ID
 
 
 class ThingShortSerializer(serializers.Serializer):
@@ -189,7 +190,7 @@ class ThingCreateInput(_ThingWriteInput):
     """spec §4.2 POST /things/. `license` defaults to the creator's default license (a Thing code)."""
 
     ancestors = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
         required=False,
         max_length=rules.THING_MAX_ANCESTORS,
         help_text="Ids of Things this one derives from; each must be visible to the caller.",

@@ -160,3 +160,10 @@ def test_malformed_json_is_400(api):
 
 def test_get_is_not_an_endpoint(api):
     assert api.get("/things/").status_code == 405
+
+
+def test_an_ancestor_id_beyond_the_database_range_is_a_400_not_a_500(api):
+    # Found by schemathesis: the number reached the database driver, which cannot bind it.
+    response = api.post("/things/", {"name": "Remix", "ancestors": [10**32]}, format="json")
+    assert response.status_code == 400
+    assert "ancestors" in str(response.json()["errors"])
