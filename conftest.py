@@ -3,6 +3,7 @@ import socket
 
 import boto3
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from apps.accounts.tests.factories import UserFactory
@@ -71,6 +72,28 @@ def other_user(db):
 @pytest.fixture
 def application(db):
     return ApplicationFactory()
+
+
+@pytest.fixture
+def owner(db):
+    """A user who owns what a test is about (an app, a Thing); signed in by `owner_client`."""
+    return UserFactory()
+
+
+@pytest.fixture
+def owner_client(owner):
+    """A browser session (site pages, developer portal) signed in as `owner`."""
+    client = Client()
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def stranger_client(db):
+    """A browser session of some other user."""
+    client = Client()
+    client.force_login(UserFactory())
+    return client
 
 
 @pytest.fixture

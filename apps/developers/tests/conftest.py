@@ -5,26 +5,6 @@ from apps.accounts.tests.factories import UserFactory
 from apps.oauth.tests.factories import ApplicationFactory
 
 @pytest.fixture
-def owner(db):
-    return UserFactory()
-
-@pytest.fixture
-def other_user(db):
-    return UserFactory()
-
-@pytest.fixture
-def owner_client(owner):
-    client = Client()
-    client.force_login(owner)
-    return client
-
-@pytest.fixture
-def stranger_client(db):
-    client = Client()
-    client.force_login(UserFactory())
-    return client
-
-@pytest.fixture
 def own_app(owner):
     """A pending app of `owner` (the factory's default is approved)."""
     return ApplicationFactory(user=owner, approval_state="pending")

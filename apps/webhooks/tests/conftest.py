@@ -4,9 +4,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from django.test import Client
 
-from apps.accounts.tests.factories import UserFactory
 from apps.oauth.tests.factories import ApplicationFactory
 
 
@@ -103,25 +101,6 @@ def allow_private(settings):
     # The receiver listens on loopback, a private address (DECISIONS: allowed only by this setting).
     settings.ALLOW_PRIVATE_WEBHOOK_URLS = True
     return settings
-
-
-@pytest.fixture
-def owner(db):
-    return UserFactory()
-
-
-@pytest.fixture
-def owner_client(owner):
-    client = Client()
-    client.force_login(owner)
-    return client
-
-
-@pytest.fixture
-def stranger_client(db):
-    client = Client()
-    client.force_login(UserFactory())
-    return client
 
 
 @pytest.fixture
