@@ -17,6 +17,7 @@ urlpatterns = [
     path("", include("apps.uploads.urls")),
     path("", include("apps.orders.urls")),
     path("", include("apps.webhooks.urls")),
+    path("", include("apps.thingcollections.urls")),
 ]
 
 handler400 = "apps.core.views.bad_request"

@@ -101,10 +101,13 @@ def user_delete(*, user: User, application=None) -> None:
         reasons = rules.user_delete_blockers(application=application)
         if reasons:
             raise PermissionDenied(reasons[0])
-    from apps.things.services import thing_likes_release_for_user  # things builds on accounts
+    # Apps that build on accounts keep their counters exact before the cascade removes the rows.
+    from apps.thingcollections.services import collections_release_for_user
+    from apps.things.services import thing_likes_release_for_user
 
     _revoke_tokens(user)
     thing_likes_release_for_user(user=user)
+    collections_release_for_user(user=user)
     try:
         with transaction.atomic():
             user.delete()

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "apps.uploads",
     "apps.orders",
     "apps.webhooks",
+    "apps.thingcollections",
     "apps.demo",
     "oauth2_provider",
 ]

@@ -1,0 +1,103 @@
+"""Collection output (DECISIONS.md: Collection) and the inputs of the collections endpoints."""
+from functools import cache
+
+from django.templatetags.static import static
+from rest_framework import serializers
+
+from apps.accounts.links import iso8601
+from apps.accounts.serializers import UserSummarySerializer
+from apps.core.api import api_url, site_url
+from apps.things import links as thing_links
+from apps.things.serializers import StrictCharField, ThingShortSerializer
+from apps.thingcollections import rules
+from apps.thingcollections.models import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, REASON_MAX_LENGTH
+from apps.thingcollections.selectors import ORDERS, SORTS
+
+
+@cache
+def _placeholder_url() -> str:
+    return site_url(static(thing_links.PLACEHOLDER_THUMBNAIL))
+
+
+def collection_api_url(collection_id: int) -> str:
+    return api_url(f"collections/{collection_id}")
+
+
+class CollectionSerializer(serializers.Serializer):
+    """DECISIONS.md: `id, name, description, url, thumbnail, count, is_editable, added, modified,
+    creator`. Reads selectors.collection_queryset's annotations and collection_attach_thumbnails;
+    context: `request` and `application` (the calling app; None for the site)."""
+
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(read_only=True)
+    description = serializers.CharField(read_only=True)
+    url = serializers.SerializerMethodField()
+    thumbnail = serializers.SerializerMethodField(
+        help_text="The thumbnail of the newest Thing in it the caller may see, else a placeholder."
+    )
+    count = serializers.IntegerField(
+        source="thing_count", read_only=True, help_text="How many Things in it the caller may see."
+    )
+    is_editable = serializers.SerializerMethodField(
+        help_text="Whether the caller may PATCH or DELETE it: their own, created by this app."
+    )
+    added = serializers.SerializerMethodField()
+    modified = serializers.SerializerMethodField()
+    creator = UserSummarySerializer(read_only=True)
+
+    def get_url(self, collection) -> str:
+        return collection_api_url(collection.pk)
+
+    def get_thumbnail(self, collection) -> str:
+        thing = getattr(collection, "thumbnail_thing", None)
+        return thing_links.thing_thumbnail_url(thing) if thing is not None else _placeholder_url()
+
+    def get_is_editable(self, collection) -> bool:
+        request = self.context["request"]
+        return rules.collection_can_edit(request.user, collection, application=self.context.get("application"))
+
+    def get_added(self, collection) -> str:
+        return iso8601(collection.added)
+
+    def get_modified(self, collection) -> str:
+        return iso8601(collection.modified)
+
+
+class CollectedThingsSerializer(serializers.Serializer):
+    """spec §4.1 all-collected-things: "object with all Things the user added to collections"."""
+
+    count = serializers.IntegerField()
+    things = ThingShortSerializer(many=True)
+
+
+# --- inputs ------------------------------------------------------------------------------------------
+
+
+class CollectionCreateInput(serializers.Serializer):
+    """spec §2/§4.5: name (string); description (string, optional)."""
+
+    name = StrictCharField(max_length=NAME_MAX_LENGTH)
+    description = StrictCharField(required=False, allow_blank=True, max_length=DESCRIPTION_MAX_LENGTH)
+
+
+class CollectionUpdateInput(CollectionCreateInput):
+    """PATCH /collections/{id}/: both optional (parse with partial=True)."""
+
+
+class CollectionAddThingInput(serializers.Serializer):
+    description = StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=REASON_MAX_LENGTH,
+        help_text="Why the Thing is in the collection. Adding it again with a description replaces it.",
+    )
+
+
+class CollectionThingsQuery(serializers.Serializer):
+    sort = serializers.ChoiceField(choices=SORTS, required=False, default="date",
+                                   help_text="`date` added to the collection, or `name`.")
+    order = serializers.ChoiceField(choices=ORDERS, required=False, default="desc")
+
+
+class UserCollectionsQuery(serializers.Serializer):
+    all = serializers.BooleanField(required=False, default=False)

@@ -1,0 +1,19 @@
+"""One path() per spec path (spec §4.5, and §4.1's collections lists); the core middleware makes both
+slash forms answer."""
+from django.urls import path
+
+from apps.thingcollections import views
+
+collection = "collections/<int:collection_id>"
+user = "users/<username:username>"
+
+urlpatterns: list = [
+    path("collections/", views.CollectionListView.as_view(), name="collection-list"),
+    path(f"{collection}/", views.CollectionDetailView.as_view(), name="collection-detail"),
+    path(f"{collection}/things", views.CollectionThingsView.as_view(), name="collection-things"),
+    path(f"{collection}/thing/<int:thing_id>", views.CollectionThingView.as_view(), name="collection-thing"),
+    # spec §4.1: `{all}` is an optional path segment.
+    path(f"{user}/collections", views.UserCollectionsView.as_view(), name="user-collections"),
+    path(f"{user}/collections/<str:all>", views.UserCollectionsAllView.as_view(), name="user-collections-all"),
+    path(f"{user}/all-collected-things", views.UserCollectedThingsView.as_view(), name="user-collected-things"),
+]
