@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("apps.orders.urls")),
     path("", include("apps.webhooks.urls")),
     path("", include("apps.thingcollections.urls")),
+    path("", include("apps.groups.urls")),
 ]
 
 handler400 = "apps.core.views.bad_request"

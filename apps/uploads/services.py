@@ -321,6 +321,11 @@ def uploads_sweep_expired(*, now=None, limit: int = 500) -> dict:
 # --- Side effects (run on commit) -----------------------------------------------------------------
 
 
+def object_delete_on_commit(key: str) -> None:
+    """Delete a stored object once the current transaction commits (for other apps replacing one)."""
+    transaction.on_commit(partial(_object_delete, key))
+
+
 def _object_delete(key: str) -> None:
     try:
         store.delete(key)

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "apps.orders",
     "apps.webhooks",
     "apps.thingcollections",
+    "apps.groups",
     "apps.demo",
     "oauth2_provider",
 ]

@@ -1,0 +1,173 @@
+"""Reads of groups (spec §4.8). Groups and topics are visible to every token user; the Things in a group
+are filtered to what the caller may see (published, or their own), in counts too."""
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    Case, Exists, F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When,
+)
+from django.db.models.functions import Coalesce, Greatest
+
+from apps.core.api import MAX_ID
+from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
+from apps.groups import rules
+from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
+from apps.things.selectors import thing_list_visible
+
+FILTERS = ("all", "my-groups")
+SORTS = ("members", "topics", "activity", "newest")
+THING_SORTS = ("newest", "popular")
+
+
+def _viewer_id(viewer):
+    return viewer.pk if viewer is not None and viewer.is_authenticated else None
+
+
+def _id_or_404(value) -> int:
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        raise NotFound() from None
+    if not 0 < value <= MAX_ID:  # a bigint past MAX_ID names no row; the driver would fail
+        raise NotFound()
+    return value
+
+
+def _count(queryset) -> Coalesce:
+    counted = queryset.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def _visible_entries(viewer) -> Q:
+    visible = Q(thing__is_published=True)
+    if _viewer_id(viewer) is not None:
+        visible |= Q(thing__creator_id=_viewer_id(viewer))
+    return visible
+
+
+def group_queryset(*, viewer) -> QuerySet:
+    """Groups with `member_count`, `thing_count` (Things the viewer may see), `topic_count` and
+    `is_member` as correlated subqueries, creator joined: one query for any number of rows."""
+    members = GroupMember.objects.filter(group=OuterRef("pk"))
+    return Group.objects.select_related("creator").annotate(
+        member_count=_count(members),
+        thing_count=_count(GroupThing.objects.filter(_visible_entries(viewer), group=OuterRef("pk"))),
+        topic_count=_count(GroupTopic.objects.filter(group=OuterRef("pk"))),
+        is_member=Exists(members.filter(user_id=_viewer_id(viewer))),
+    )
+
+
+def group_list(*, viewer, filter: str = "all", sort: str = "members", search: str = "") -> QuerySet:
+    """spec §4.8 GET /groups/: every group (or the caller's), sorted descending, ties newest first."""
+    groups = group_queryset(viewer=viewer)
+    if filter == "my-groups":
+        groups = groups.filter(memberships__user_id=_viewer_id(viewer))
+    if search:
+        groups = groups.filter(Q(name__icontains=search) | Q(description__icontains=search))
+    if sort == "members":
+        key = F("member_count")
+    elif sort == "topics":
+        key = F("topic_count")
+    elif sort == "activity":
+        # The latest of: the group's own change, a topic written or edited, a Thing added.
+        last_topic = GroupTopic.objects.filter(group=OuterRef("pk")).order_by("-modified").values("modified")[:1]
+        last_thing = GroupThing.objects.filter(group=OuterRef("pk")).order_by("-added").values("added")[:1]
+        groups = groups.annotate(
+            activity=Greatest(
+                F("modified"), Coalesce(Subquery(last_topic), F("modified")), Coalesce(Subquery(last_thing), F("modified"))
+            )
+        )
+        key = F("activity")
+    else:
+        key = F("added")
+    return groups.order_by(key.desc(), "-added", "-id")
+
+
+def group_get(group_id, *, viewer) -> Group:
+    """404 for an unknown group; any group is visible to every caller."""
+    group = group_queryset(viewer=viewer).filter(pk=_id_or_404(group_id)).first()
+    if group is None:
+        raise NotFound()
+    return group
+
+
+def group_get_plain(group_id) -> Group:
+    """The bare row (no annotations), for writes; 404 if unknown."""
+    group = Group.objects.filter(pk=_id_or_404(group_id)).first()
+    if group is None:
+        raise NotFound()
+    return group
+
+
+def group_is_member(*, group, user) -> bool:
+    return _viewer_id(user) is not None and GroupMember.objects.filter(group=group, user_id=user.pk).exists()
+
+
+def group_get_as_member(group_id, *, viewer) -> Group:
+    """A group the caller belongs to: 404 unknown, 403 not a member."""
+    group = group_get_plain(group_id)
+    if not group_is_member(group=group, user=viewer):
+        raise PermissionDenied()
+    return group
+
+
+def group_get_editable(group_id, *, viewer) -> Group:
+    """A group the caller owns: 404 unknown, 403 someone else's."""
+    group = group_get_plain(group_id)
+    if not rules.group_can_edit(viewer, group):
+        raise PermissionDenied()
+    return group
+
+
+def group_member_list(*, group) -> QuerySet:
+    """spec §4.8: the group owner first, then by join date ascending (ties by id)."""
+    return (
+        get_user_model().objects.filter(group_memberships__group=group)
+        .annotate(
+            is_owner=Case(When(pk=group.creator_id, then=Value(0)), default=Value(1), output_field=IntegerField()),
+            joined=F("group_memberships__joined"),
+        )
+        .order_by("is_owner", "joined", "id")
+    )
+
+
+def group_list_things(*, group, viewer, sort: str | None = None, search: str = "") -> QuerySet:
+    """spec §4.8 GET /groups/{id}/things: the Things the caller may see. `newest` = latest added to the
+    group; `popular` = most liked; `search` (name contains, never with `sort`) in relevance order:
+    exact name, then name start, then elsewhere, most liked first within each."""
+    things = thing_list_visible(viewer=viewer).filter(group_entries__group=group)
+    if search:
+        relevance = Case(
+            When(name__iexact=search, then=Value(0)),
+            When(name__istartswith=search, then=Value(1)),
+            default=Value(2),
+            output_field=IntegerField(),
+        )
+        return things.filter(name__icontains=search).annotate(relevance=relevance).order_by(
+            "relevance", "-like_count", "-id"
+        )
+    if sort == "popular":
+        return things.order_by("-like_count", "-added", "-id")
+    return things.order_by(F("group_entries__added").desc(), "-id")
+
+
+def group_entry_get(*, group, thing_id) -> GroupThing:
+    """The group's entry for a Thing; 400 (spec §7: "Remove from a group a Thing not in it") if none."""
+    entry = GroupThing.objects.filter(group=group, thing_id=_id_or_404(thing_id)).first()
+    if entry is None:
+        raise RuleViolation("The Thing is not in the group.")
+    return entry
+
+
+def group_topic_queryset() -> QuerySet:
+    return GroupTopic.objects.select_related("user")
+
+
+def group_topic_list(*, group) -> QuerySet:
+    """Pinned topics first, then newest first."""
+    return group_topic_queryset().filter(group=group).order_by("-pinned", "-added", "-id")
+
+
+def group_topic_get(topic_id) -> GroupTopic:
+    topic = group_topic_queryset().select_related("group").filter(pk=_id_or_404(topic_id)).first()
+    if topic is None:
+        raise NotFound()
+    return topic

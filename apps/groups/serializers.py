@@ -1,0 +1,160 @@
+"""Group and group topic output (DECISIONS.md: Group, Group topic) and the inputs of spec §4.8."""
+from django.core.files.storage import default_storage
+from django.core.validators import RegexValidator
+from rest_framework import serializers
+
+from apps.accounts.links import iso8601
+from apps.accounts.serializers import UserSummarySerializer
+from apps.core.api import api_url, site_url
+from apps.groups.models import (
+    DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, RANK_MAX, SLUG_MAX_LENGTH, TOPIC_BODY_MAX_LENGTH,
+    TOPIC_NAME_MAX_LENGTH,
+)
+from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
+from apps.things.serializers import StrictCharField
+
+# ASCII message: it is repeated in the X-Error header (DECISIONS.md: Errors).
+SLUG_VALIDATOR = RegexValidator(r"^[-a-zA-Z0-9_]+\Z", "Use only letters, digits, hyphens and underscores.")
+
+
+def group_api_url(group_id: int, sub: str = "") -> str:
+    return api_url(f"groups/{group_id}" + (f"/{sub}" if sub else ""))
+
+
+class CountUrlSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    url = serializers.CharField()
+
+
+class GroupSerializer(serializers.Serializer):
+    """DECISIONS.md: `id, name, slug, description, url, public_url, image, creator, is_member, members,
+    things, group_topics`. Reads selectors.group_queryset's annotations."""
+
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(read_only=True)
+    slug = serializers.CharField(read_only=True)
+    description = serializers.CharField(read_only=True)
+    url = serializers.SerializerMethodField()
+    public_url = serializers.SerializerMethodField()
+    image = serializers.SerializerMethodField(help_text="The group image URL, or null when none.")
+    creator = UserSummarySerializer(read_only=True)
+    is_member = serializers.BooleanField(read_only=True)
+    members = serializers.SerializerMethodField()
+    things = serializers.SerializerMethodField(help_text="`count`: the Things in it the caller may see.")
+    group_topics = serializers.SerializerMethodField()
+
+    def get_url(self, group) -> str:
+        return group_api_url(group.pk)
+
+    def get_public_url(self, group) -> str:
+        return site_url(f"groups/{group.slug}")
+
+    def get_image(self, group) -> str | None:
+        return default_storage.url(group.image) if group.image else None
+
+    @staticmethod
+    def _count_url(count, url) -> dict:
+        return {"count": count, "url": url}
+
+    def get_members(self, group) -> CountUrlSerializer:
+        return self._count_url(group.member_count, group_api_url(group.pk, "members"))
+
+    def get_things(self, group) -> CountUrlSerializer:
+        return self._count_url(group.thing_count, group_api_url(group.pk, "things"))
+
+    def get_group_topics(self, group) -> CountUrlSerializer:
+        return self._count_url(group.topic_count, group_api_url(group.pk, "group-topics"))
+
+
+class GroupTopicSerializer(serializers.Serializer):
+    """DECISIONS.md: `id, name, body, user, group_url, url, added, modified, pinned, comments`."""
+
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(read_only=True)
+    body = serializers.CharField(read_only=True)
+    user = UserSummarySerializer(read_only=True)
+    group_url = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+    added = serializers.SerializerMethodField()
+    modified = serializers.SerializerMethodField()
+    pinned = serializers.BooleanField(read_only=True)
+    comments = serializers.SerializerMethodField()
+
+    def get_group_url(self, topic) -> str:
+        return group_api_url(topic.group_id)
+
+    def get_url(self, topic) -> str:
+        return api_url(f"group-topics/{topic.pk}")
+
+    def get_added(self, topic) -> str:
+        return iso8601(topic.added)
+
+    def get_modified(self, topic) -> str:
+        return iso8601(topic.modified)
+
+    def get_comments(self, topic) -> CountUrlSerializer:
+        # Topic comments come with the comments app; until then there are none.
+        return {"count": 0, "url": api_url(f"group-topics/{topic.pk}/comments")}
+
+
+# --- inputs ------------------------------------------------------------------------------------------
+
+
+class GroupCreateInput(serializers.Serializer):
+    """spec §2 Group: name, description, slug (strings), all required on create."""
+
+    name = StrictCharField(max_length=NAME_MAX_LENGTH)
+    description = StrictCharField(max_length=DESCRIPTION_MAX_LENGTH)
+    slug = StrictCharField(
+        max_length=SLUG_MAX_LENGTH,
+        validators=[SLUG_VALIDATOR],
+        help_text="Letters, digits, `-` and `_`; unique ignoring case.",
+    )
+
+
+class GroupUpdateInput(serializers.Serializer):
+    """PATCH /groups/{id}/: name and/or description (parse with partial=True)."""
+
+    name = StrictCharField(max_length=NAME_MAX_LENGTH)
+    description = StrictCharField(max_length=DESCRIPTION_MAX_LENGTH)
+
+
+class GroupListQuery(serializers.Serializer):
+    filter = serializers.ChoiceField(choices=FILTERS, required=False, default="all")
+    sort = serializers.ChoiceField(choices=SORTS, required=False, default="members",
+                                   help_text="Always descending.")
+    search = serializers.CharField(required=False, allow_blank=True, default="", max_length=200,
+                                   help_text="Name or description contains (ignoring case).")
+
+
+class GroupThingsQuery(serializers.Serializer):
+    sort = serializers.ChoiceField(choices=THING_SORTS, required=False, help_text="Default `newest`; not with `search`.")
+    search = serializers.CharField(required=False, allow_blank=True, default="", max_length=200,
+                                   help_text="Name contains; relevance order.")
+
+    def validate(self, attrs):
+        # spec §4.8: sort is "not supported with search".
+        if attrs.get("sort") and attrs.get("search"):
+            raise serializers.ValidationError({"sort": ["Not supported with search."]})
+        return attrs
+
+
+class GroupThingRankInput(serializers.Serializer):
+    rank = serializers.IntegerField(min_value=0, max_value=RANK_MAX, help_text="0 removes it from featured.")
+
+    def to_internal_value(self, data):
+        # An integer and only an integer: DRF would take "2" or 2.0 (spec §2: integer 0 to 3).
+        if isinstance(data, dict) and "rank" in data and (
+            isinstance(data["rank"], bool) or not isinstance(data["rank"], int)
+        ):
+            raise serializers.ValidationError({"rank": ["A valid integer is required."]})
+        return super().to_internal_value(data)
+
+
+class GroupTopicCreateInput(serializers.Serializer):
+    name = StrictCharField(max_length=TOPIC_NAME_MAX_LENGTH)
+    body = StrictCharField(max_length=TOPIC_BODY_MAX_LENGTH)
+
+
+class GroupTopicUpdateInput(GroupTopicCreateInput):
+    """PATCH /group-topics/{id}/: both optional (parse with partial=True)."""
