@@ -9,6 +9,7 @@ class GroupFactory(factory.django.DjangoModelFactory):
 
     class Meta:
         model = Group
+        skip_postgeneration_save = True  # the hook adds a membership row; the group needs no re-save
 
     creator = factory.SubFactory(UserFactory)
     name = factory.Sequence(lambda n: f"Printer fans {n}")
