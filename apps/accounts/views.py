@@ -1,6 +1,6 @@
 """API endpoints of spec §4.1 that need only users: parse → selector → one service → serialise."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -15,10 +15,8 @@ from apps.accounts.serializers import (
 from apps.core.api import ok, parse_input
 from apps.core.exceptions import ValidationFailed
 from apps.core.handlers import _flatten_drf_detail
+from apps.core.schema import USERNAME_PARAM
 
-USERNAME_PARAM = OpenApiParameter(
-    "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
-)
 
 
 def _user_response(request, user, status=200) -> Response:

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.core.schema import THING_PARAM
 from apps.groups import selectors, services
 from apps.groups.serializers import (
     GroupCreateInput,
@@ -29,7 +30,6 @@ from apps.uploads.serializers_upload import UploadDescriptorSerializer
 from apps.uploads.services import upload_descriptor, upload_start
 
 GROUP_PARAM = OpenApiParameter("group_id", int, OpenApiParameter.PATH, description="A group id.")
-THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, description="A Thing id.")
 USER_PARAM = OpenApiParameter("user_id", int, OpenApiParameter.PATH, description="A member's user id.")
 TOPIC_PARAM = OpenApiParameter("topic_id", int, OpenApiParameter.PATH, description="A group topic id.")
 

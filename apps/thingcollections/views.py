@@ -12,6 +12,7 @@ from apps.accounts.serializers import OkSerializer
 from apps.core.api import ok, paginated_response, parse_input, validated
 from apps.core.exceptions import ValidationFailed
 from apps.core.pagination import LinkHeaderPagination
+from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.things.serializers import ThingShortSerializer
 from apps.thingcollections import selectors, services
 from apps.thingcollections.serializers import (
@@ -24,10 +25,6 @@ from apps.thingcollections.serializers import (
 )
 
 COLLECTION_PARAM = OpenApiParameter("collection_id", int, OpenApiParameter.PATH, description="A collection id.")
-THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, description="A Thing id.")
-USERNAME_PARAM = OpenApiParameter(
-    "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
-)
 ALL_PARAM = OpenApiParameter(
     "all", str, OpenApiParameter.PATH, description="`true`/`1`: the full list as one array; `false`/`0`: paginated."
 )

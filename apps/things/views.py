@@ -5,13 +5,14 @@ Each handler: parse → selector → one service → serialise.
 Every Thing is fetched through selectors.thing_get_for_viewer (or thing_get_own), so the spec's
 401/403/404 matrix (§4.2, §7) lives in one place.
 """
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.api import ok, paginated_response, parse_input
+from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.things import selectors, services
 from apps.things.serializers import (
     CategorySerializer,
@@ -25,10 +26,6 @@ from apps.things.serializers import (
     WatchingSerializer,
 )
 
-THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, description="A Thing id.")
-USERNAME_PARAM = OpenApiParameter(
-    "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
-)
 PACKAGE_RETRY_AFTER_SECONDS = 5
 MATRIX = (
     "Unpublished and unauthenticated: 401. Unpublished and not owned: 403. Invalid or deleted: 404."

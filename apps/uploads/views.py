@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_own
 from apps.core.api import parse_input
+from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.things.selectors import thing_get_own
 from apps.uploads import services
 from apps.uploads.models import Upload
@@ -19,10 +20,6 @@ from apps.uploads.serializers_upload import (
     UploadStartInput,
 )
 
-THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, description="A Thing id.")
-USERNAME_PARAM = OpenApiParameter(
-    "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
-)
 UPLOAD_PARAM = OpenApiParameter(
     "upload_id",
     int,

@@ -11,12 +11,12 @@ from rest_framework.views import APIView
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
 from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.core.schema import THING_PARAM
 from apps.things.selectors import thing_get_for_viewer, thing_get_own
 from apps.things.serializers import ThingShortSerializer
 from apps.uploads import selectors, services_files
 from apps.uploads.serializers import FileSerializer, ImageQueryInput, ImageSerializer, ImageUpdateInput
 
-THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, description="A Thing id.")
 FILE_PARAM = OpenApiParameter("file_id", int, OpenApiParameter.PATH, description="A file id.")
 IMAGE_PARAM = OpenApiParameter("image_id", int, OpenApiParameter.PATH, description="An image id.")
 IMAGE_QUERY = [
