@@ -6,7 +6,7 @@ from django.conf import settings
 from django.http import QueryDict
 from rest_framework.response import Response
 
-from apps.core.exceptions import ValidationFailed
+from apps.core.exceptions import NotFound, ValidationFailed
 from apps.core.handlers import _flatten_drf_detail
 from apps.core.pagination import LinkHeaderPagination
 from apps.core.parsers import form_to_dict
@@ -45,10 +45,18 @@ def validated(serializer) -> dict:
     return serializer.validated_data
 
 
-def paginated_response(request, queryset, serializer_class, *, view=None, context: dict | None = None) -> Response:
-    """A page of `queryset` as a JSON array, with the Link header (DECISIONS.md: Pagination)."""
+def paginated_response(
+    request, queryset, serializer_class, *, view=None, context: dict | None = None,
+    not_found_when_empty: bool = False,
+) -> Response:
+    """A page of `queryset` as a JSON array, with the Link header (DECISIONS.md: Pagination).
+
+    `not_found_when_empty`: an empty result is 404 instead (spec §7: a search that matches nothing).
+    """
     paginator = LinkHeaderPagination()
     page = paginator.paginate_queryset(queryset, request, view=view)
+    if not page and not_found_when_empty:
+        raise NotFound()
     data = serializer_class(page, many=True, context={"request": request, **(context or {})}).data
     return paginator.get_paginated_response(data)
 

@@ -8,8 +8,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.core.exceptions import NotFound, ValidationFailed
-from apps.core.api import validated
-from apps.core.pagination import LinkHeaderPagination
+from apps.core.api import paginated_response, validated
 from apps.search import registry, selectors
 from apps.search.serializers import (
     AutocompleteItemSerializer,
@@ -36,19 +35,6 @@ def _term(raw: str | None) -> str:
     return term
 
 
-def _found_page(request, queryset, serializer_class, *, context=None) -> Response:
-    """A page as a JSON array with its Link header; 404 when nothing matched (spec §7).
-
-    Queries: the COUNT, then the page (none when the count is 0).
-    """
-    paginator = LinkHeaderPagination()
-    page = paginator.paginate_queryset(queryset, request)
-    if not page:
-        raise NotFound()
-    data = serializer_class(page, many=True, context={"request": request, **(context or {})}).data
-    return paginator.get_paginated_response(data)
-
-
 class SearchView(APIView):
     """/search/{term}/: Things (default), users, and later makes and collections, by relevance."""
 
@@ -65,7 +51,10 @@ class SearchView(APIView):
         registry.search_type_check_params(search_type, data)
         params = selectors.SearchParams.from_data(data)
         queryset = search_type.search(term=_term(term), viewer=request.user, params=params)
-        return _found_page(request, queryset, search_type.serializer_class, context={"viewer": request.user})
+        return paginated_response(
+            request, queryset, search_type.serializer_class, context={"viewer": request.user},
+            not_found_when_empty=True,
+        )
 
 
 class SearchLibraryView(APIView):
@@ -81,7 +70,7 @@ class SearchLibraryView(APIView):
     def get(self, request, term=None):
         params = _thing_params(request)
         queryset = selectors.thing_search_library(term=_term(term), viewer=request.user, params=params)
-        return _found_page(request, queryset, LibraryThingSerializer)
+        return paginated_response(request, queryset, LibraryThingSerializer, not_found_when_empty=True)
 
 
 class SearchTagView(APIView):
@@ -97,7 +86,7 @@ class SearchTagView(APIView):
     def get(self, request, tag=None):
         params = _thing_params(request)
         queryset = selectors.thing_search_by_tag(tag=_term(tag), viewer=request.user, params=params)
-        return _found_page(request, queryset, ThingShortSerializer)
+        return paginated_response(request, queryset, ThingShortSerializer, not_found_when_empty=True)
 
 
 class SearchAutocompleteView(APIView):
@@ -139,7 +128,7 @@ class UserSearchView(APIView):
         queryset = selectors.thing_search_for_user(
             owner=owner, term=_term(term), viewer=request.user, params=params
         )
-        return _found_page(request, queryset, ThingShortSerializer)
+        return paginated_response(request, queryset, ThingShortSerializer, not_found_when_empty=True)
 
 
 def _thing_params(request) -> selectors.SearchParams:
