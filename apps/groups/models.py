@@ -3,6 +3,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 
+from apps.core.moderation import Moderated
+
 NAME_MAX_LENGTH = 100
 SLUG_MAX_LENGTH = 100
 DESCRIPTION_MAX_LENGTH = 5000
@@ -11,7 +13,7 @@ TOPIC_BODY_MAX_LENGTH = 20000
 RANK_MAX = 3  # spec §8: Group Thing featured rank 0 to 3
 
 
-class Group(models.Model):
+class Group(Moderated):
     name = models.CharField(max_length=NAME_MAX_LENGTH)
     slug = models.SlugField(max_length=SLUG_MAX_LENGTH)
     description = models.TextField(max_length=DESCRIPTION_MAX_LENGTH)
@@ -69,6 +71,8 @@ class GroupTopic(models.Model):
     name = models.CharField(max_length=TOPIC_NAME_MAX_LENGTH)
     body = models.TextField(max_length=TOPIC_BODY_MAX_LENGTH)
     pinned = models.BooleanField(default=False)
+    # Kept by the comments services (F() updates), read by every topic list.
+    comment_count = models.PositiveIntegerField(default=0)
     added = models.DateTimeField(auto_now_add=True)
     modified = models.DateTimeField(auto_now=True)
 

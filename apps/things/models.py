@@ -4,6 +4,7 @@ from django.db import models
 from django.db.models.functions import Lower
 
 from apps.core.licenses import THING_LICENSE_CHOICES
+from apps.core.moderation import Moderated
 
 
 class Category(models.Model):
@@ -36,7 +37,7 @@ class Tag(models.Model):
         return self.name
 
 
-class Thing(models.Model):
+class Thing(Moderated):
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="things")
     name = models.CharField(max_length=255)
     description = models.TextField(blank=True, max_length=50000)

@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "apps.webhooks",
     "apps.thingcollections",
     "apps.groups",
+    "apps.makes",
     "apps.demo",
     "oauth2_provider",
 ]
