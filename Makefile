@@ -6,7 +6,7 @@ PIP    := $(VENV)/bin/pip
 STAMP_DEV  := $(VENV)/.installed-dev
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test bench install install-test migrate seed clean lint
+.PHONY: run test bench load install install-test migrate seed clean lint screenshots fuzz
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,21 @@ test: $(STAMP_TEST)
 ## writes docs/benchmarks.md. Options: make bench BENCH_ARGS="--reseed --duration 5" (python -m bench --help).
 bench: $(STAMP_TEST)
 	$(VENV)/bin/python -m bench $(BENCH_ARGS)
+
+## Mixed load (reads, searches, likes, uploads) from a second process against gunicorn -w 4 on the real
+## PostgreSQL and Redis; checks likes, file counts and the rate limit stay exact; writes docs/load.md.
+## Options: make load LOAD_ARGS="--duration 60 --concurrency 16" (python -m bench.mixed --help).
+load: $(STAMP_TEST)
+	$(VENV)/bin/python -m bench.mixed $(LOAD_ARGS)
+
+## Contract fuzzing: Schemathesis against a live server on a fresh `thingyard_fuzz` database, fixed seed,
+## bounded examples (tests/contract/fuzz.py). Options: make fuzz FUZZ_ARGS="--max-examples 20 --seed 7".
+fuzz: $(STAMP_TEST)
+	$(VENV)/bin/python -m tests.contract.fuzz $(FUZZ_ARGS)
+
+## Refresh the iframe SDK dialog screenshots in docs/img/ (the browser tests, in headless Chromium).
+screenshots: $(STAMP_TEST)
+	THINGYARD_SCREENSHOTS=1 $(VENV)/bin/pytest apps/thingapps/tests/browser -q -p no:cacheprovider
 
 clean:
 	rm -rf .run staticfiles

@@ -218,6 +218,10 @@ def _copy_columns(model, values: dict):
         elif f.has_default():
             default = f.get_default()
             fixed.append(None if callable(f.default) else f.get_db_prep_save(default, connection))
+        elif not f.null:
+            # A non-null field without a default (a CharField added later, e.g. moderation's reasons):
+            # Django's own empty value ("" for strings), as a model save would write.
+            fixed.append(f.get_db_prep_save(f.get_default(), connection))
         else:
             fixed.append(None)
     callables = {f.attname: f for f in fields if f.attname not in values and f.has_default() and callable(f.default)}

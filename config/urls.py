@@ -19,6 +19,9 @@ urlpatterns = [
     path("", include("apps.webhooks.urls")),
     path("", include("apps.thingcollections.urls")),
     path("", include("apps.groups.urls")),
+    path("", include("apps.makes.urls")),
+    path("", include("apps.comments.urls")),
+    path("", include("apps.thingapps.urls")),
 ]
 
 handler400 = "apps.core.views.bad_request"

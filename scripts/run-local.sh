@@ -42,7 +42,15 @@ fi
   --schedule .run/celerybeat-schedule > .run/celery.log 2>&1 &
 pids+=($!)
 
+# The example Thing app (examples/thing-app) on its own origin, listed on every Thing page (issue 7).
+APP_PORT=${APP_PORT:-8001}
+if ! port_open 127.0.0.1 "$APP_PORT"; then
+  "$PY" examples/thing-app/serve.py --site "http://$HOST:$PORT" --port "$APP_PORT" > .run/example-app.log 2>&1 &
+  pids+=($!)
+fi
+
 cat .run/demo.txt
+echo "example Thing app: http://127.0.0.1:$APP_PORT/ (open any Thing page signed in as demo)"
 echo "logs: .run/*.log   stop: Ctrl-C"
 "$PY" manage.py runserver "$HOST:$PORT" --noreload &
 pids+=($!)

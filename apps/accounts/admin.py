@@ -137,8 +137,17 @@ class EventAdmin(ReadOnlyAdmin):
 
 @admin.register(Message)
 class MessageAdmin(ReadOnlyAdmin):
-    list_display = ("sender", "recipient", "created", "read_at")
-    list_filter = ("read_at",)
+    """Private messages, read-only: moderators look into abuse reports, never write or edit messages."""
+
+    list_display = ("sender", "recipient", "excerpt", "created", "read_at")
+    list_filter = (("read_at", admin.EmptyFieldListFilter), "created")
     list_select_related = ("sender", "recipient")
     search_fields = ("sender__username", "recipient__username")
     raw_id_fields = ("sender", "recipient")
+    fields = ("sender", "recipient", "body", "created", "read_at")
+    date_hierarchy = "created"
+    ordering = ("-created", "-id")
+
+    @admin.display(description="message")
+    def excerpt(self, message) -> str:
+        return message.body if len(message.body) <= 80 else message.body[:79] + "…"

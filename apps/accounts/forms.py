@@ -50,6 +50,21 @@ def apply_errors(form: forms.Form, errors: dict | None) -> None:
             form.add_error(field if field in form.fields else None, message)
 
 
+class MessageForm(forms.Form):
+    """/account/messages/new: shape only; services.message_send decides (recipient, length, rate)."""
+
+    to = forms.CharField(
+        max_length=rules.USERNAME_MAX_LENGTH,
+        help_text="The user name of the recipient.",
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    body = forms.CharField(
+        label="Message",
+        max_length=rules.MESSAGE_BODY_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 8}),
+    )
+
+
 class SuspendForm(forms.Form):
     """The admin's intermediate page for the "Suspend users" action."""
 

@@ -3,16 +3,19 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts import links, selectors, services
-from apps.accounts.forms import ProfileForm, SignupForm, apply_errors
-from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
+from apps.accounts.forms import MessageForm, ProfileForm, SignupForm, apply_errors
+from apps.core.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
 
 ACCOUNT_HOME = "/account/"
+MESSAGES_HOME = "/account/messages"
+MESSAGES_PER_PAGE = 30
 
 
 def _profile_context(user) -> dict:
@@ -85,7 +88,11 @@ def account_home(request):
         else:
             messages.success(request, "Your profile was saved.")
             return redirect(ACCOUNT_HOME)
-    context = {**_profile_context(user), "form": form}
+    context = {
+        **_profile_context(user),
+        "form": form,
+        "unread_messages": selectors.unread_message_count(user=user),
+    }
     return render(request, "accounts/account.html", context, status=400 if form.errors else 200)
 
 
@@ -110,3 +117,69 @@ def verify_email(request, token):
     except RuleViolation as exc:
         return render(request, "accounts/verify_email.html", {"error": exc.message}, status=400)
     return render(request, "accounts/verify_email.html", {"verified_user": user})
+
+
+# --- private messages (what GET /users/unread-message-count counts) ---------------------------------
+
+
+@login_required
+@require_http_methods(["GET"])
+def messages_page(request):
+    """/account/messages: the inbox (newest first, unread marked); `?box=sent` lists the sent ones."""
+    sent = request.GET.get("box") == "sent"
+    listing = selectors.message_list_sent if sent else selectors.message_list_inbox
+    page = Paginator(listing(user=request.user), MESSAGES_PER_PAGE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "box": "sent" if sent else "inbox",
+        "unread": selectors.unread_message_count(user=request.user),
+    }
+    return render(request, "accounts/messages.html", context)
+
+
+@login_required
+@require_http_methods(["GET"])
+def message_page(request, message_id):
+    """/account/messages/<id>: one message the user sent or received; opening a received one reads it."""
+    try:
+        message = selectors.message_get_for_user(message_id, user=request.user)
+    except NotFound:
+        raise Http404 from None
+    services.message_mark_read(message=message, user=request.user)
+    return render(
+        request,
+        "accounts/message_detail.html",
+        {"message": message, "received": message.recipient_id == request.user.pk},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def message_new(request):
+    """/account/messages/new: write to a user (`?to=<name>` fills the recipient in, e.g. from a reply)."""
+    form = MessageForm(request.POST or None, initial={"to": request.GET.get("to", "")})
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            message = services.message_send(
+                sender=request.user, to=form.cleaned_data["to"], body=form.cleaned_data["body"]
+            )
+        except ValidationFailed as exc:
+            apply_errors(form, exc.errors)
+        except RateLimited as exc:
+            form.add_error(None, exc.message)
+            status = 429
+        else:
+            messages.success(request, f"Your message to {message.recipient.username} was sent.")
+            return redirect(f"{MESSAGES_HOME}?box=sent")
+    if form.errors and status == 200:
+        status = 400
+    return render(request, "accounts/message_new.html", {"form": form}, status=status)
+
+
+@login_required
+@require_POST
+def messages_mark_all_read(request):
+    count = services.message_mark_all_read(user=request.user)
+    messages.success(request, f"Marked {count} message(s) as read.")
+    return redirect(MESSAGES_HOME)

@@ -86,3 +86,25 @@ def user_verification_blockers(user) -> list[str]:
     if not user.email:
         return ["The account has no e-mail address."]
     return []
+
+
+# --- private messages --------------------------------------------------------------------------------
+
+MESSAGE_BODY_MAX_LENGTH = 10000  # Message.body's cap (a TextField: the database does not enforce it)
+# A sender may send this many messages per rolling hour: enough for any conversation, too few for spam.
+MESSAGES_PER_HOUR = 30
+
+
+def message_send_errors(*, sender, recipient, body) -> dict[str, list[str]]:
+    """Field errors of a message (the site's /account/messages/new): a recipient other than oneself,
+    a body that is not blank and within the cap. `recipient` is None when no active user has the name."""
+    errors: dict[str, list[str]] = {}
+    if recipient is None:
+        errors["to"] = ["No user has that name."]
+    elif recipient.pk == sender.pk:
+        errors["to"] = ["You cannot send a message to yourself."]
+    if not isinstance(body, str) or not body.strip():
+        errors["body"] = ["Write a message."]
+    elif len(body) > MESSAGE_BODY_MAX_LENGTH:
+        errors["body"] = [f"Ensure this field has no more than {MESSAGE_BODY_MAX_LENGTH} characters."]
+    return errors

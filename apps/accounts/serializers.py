@@ -50,6 +50,7 @@ class UserSerializer(UserSummarySerializer):
     """The user object (spec §2). `email` and `default_license` only when the viewer is the user."""
 
     OWNER_ONLY = ("email", "default_license")
+    schema_optional_fields = OWNER_ONLY  # the OpenAPI document must not require what others never get
 
     full_name = serializers.CharField(read_only=True)
     cover_image = serializers.SerializerMethodField()
@@ -144,7 +145,11 @@ def parse_timestamp(raw: str) -> datetime | None:
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)  # spec §4.1: the timestamp is UTC
-    return value
+    try:
+        # As UTC: PostgreSQL refuses offsets beyond ±15:59 that Python accepts (found by make fuzz).
+        return value.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is before year 1 in UTC
+        return None
 
 
 @extend_schema_field(OpenApiTypes.DATETIME)

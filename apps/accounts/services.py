@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError, RestrictedError
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from oauth2_provider.models import (
     get_access_token_model,
     get_grant_model,
@@ -22,9 +23,9 @@ from oauth2_provider.models import (
 )
 
 from apps.accounts import rules, selectors
-from apps.accounts.models import Event, Follow, User
+from apps.accounts.models import Event, Follow, Message, User
 from apps.core.api import site_url
-from apps.core.exceptions import PermissionDenied, RuleViolation, ValidationFailed
+from apps.core.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
 
 log = logging.getLogger(__name__)
 
@@ -102,12 +103,16 @@ def user_delete(*, user: User, application=None) -> None:
         if reasons:
             raise PermissionDenied(reasons[0])
     # Apps that build on accounts keep their counters exact before the cascade removes the rows.
+    from apps.comments.services import comments_release_for_user
+    from apps.makes.services import makes_release_for_user
     from apps.thingcollections.services import collections_release_for_user
     from apps.things.services import thing_likes_release_for_user
 
     _revoke_tokens(user)
     thing_likes_release_for_user(user=user)
+    makes_release_for_user(user=user)
     collections_release_for_user(user=user)
+    comments_release_for_user(user=user)
     try:
         with transaction.atomic():
             user.delete()
@@ -145,13 +150,38 @@ def user_unsuspend(*, user: User) -> User:
 # --- follows and events ----------------------------------------------------------------------------
 
 
-def event_record(*, recipient: User, actor: User | None, kind: str, target_type: str = "", target_id=None):
-    """Note that something happened to `recipient` (what event-count counts). None for one's own actions."""
-    if actor is not None and actor.pk == recipient.pk:
+def event_record(
+    *, recipient: User | None = None, recipient_id: int | None = None, actor: User | None, kind: str,
+    target_type: str = "", target_id=None,
+):
+    """Note that something happened to a user (what event-count counts). None for one's own actions.
+
+    The target is what the event is about, so that (actor, kind, target) names one happening: the liked
+    Thing or make, the new comment, the new make, the collected Thing, the follower. event-count counts
+    each (actor, kind, target) once; undoing the action (unlike, unfollow) calls event_retract."""
+    recipient_id = recipient.pk if recipient is not None else recipient_id
+    if actor is not None and actor.pk == recipient_id:
         return None
     return Event.objects.create(
-        recipient=recipient, actor=actor, kind=kind, target_type=target_type, target_id=target_id
+        recipient_id=recipient_id, actor=actor, kind=kind, target_type=target_type, target_id=target_id
     )
+
+
+def event_retract(
+    *, actor: User | int, kind: str, target_type: str, target_id=None, target_ids=(),
+    recipient: User | None = None,
+) -> int:
+    """Forget the events of an action that was undone (unlike, unfollow, a Thing taken out of the last
+    collection): a like taken back is no longer news, and liking again records it anew, once.
+    `target_ids` retracts several targets of one actor at once."""
+    ids = [target_id] if target_id is not None else list(target_ids)
+    if not ids:
+        return 0
+    events = Event.objects.filter(actor=actor, kind=kind, target_type=target_type, target_id__in=ids)
+    if recipient is not None:
+        events = events.filter(recipient=recipient)
+    deleted, _ = events.delete()
+    return deleted
 
 
 def user_follow(*, follower: User, followed: User) -> Follow:
@@ -175,8 +205,15 @@ def user_follow(*, follower: User, followed: User) -> Follow:
 
 
 def user_unfollow(*, follower: User, followed: User) -> None:
-    """Stop following (spec §4.1); not following already is fine."""
-    Follow.objects.filter(follower=follower, followed=followed).delete()
+    """Stop following (spec §4.1); not following already is fine. Side effects: the `follow` event goes."""
+    with transaction.atomic():
+        deleted, _ = Follow.objects.filter(follower=follower, followed=followed).delete()
+        if deleted:
+            # A follow event's target is the follower (the user to look at): the recipient tells them apart.
+            event_retract(
+                actor=follower, kind=Event.Kind.FOLLOW, target_type="user", target_id=follower.pk,
+                recipient=followed,
+            )
 
 
 # --- e-mail verification ---------------------------------------------------------------------------
@@ -236,3 +273,44 @@ def user_verify_email(*, token: str) -> User:
         user.email_verified = True
         user.save(update_fields=["email_verified"])
     return user
+
+
+# --- private messages --------------------------------------------------------------------------------
+
+
+def message_send(*, sender: User, to: str, body: str) -> Message:
+    """Send a private message to the active user named `to` (the site's /account/messages/new).
+
+    ValidationFailed with field errors (`to`, `body`); RateLimited past rules.MESSAGES_PER_HOUR."""
+    try:
+        recipient = selectors.user_get_by_name(to.strip(), viewer=None) if to.strip() else None
+    except NotFound:
+        recipient = None
+    errors = rules.message_send_errors(sender=sender, recipient=recipient, body=body)
+    if errors:
+        field, messages = next(iter(errors.items()))
+        raise ValidationFailed(f"{field}: {messages[0]}", errors=errors)
+    with transaction.atomic():
+        # The sender's row lock makes concurrent sends of one user count one at a time, so the cap holds.
+        User.objects.select_for_update().filter(pk=sender.pk).values_list("pk", flat=True).first()
+        since = timezone.now() - timedelta(hours=1)
+        if selectors.message_sent_count_since(user=sender, since=since) >= rules.MESSAGES_PER_HOUR:
+            raise RateLimited(
+                f"You can send at most {rules.MESSAGES_PER_HOUR} messages an hour. Try again later.",
+                retry_after=3600,
+            )
+        return Message.objects.create(sender=sender, recipient=recipient, body=body.strip())
+
+
+def message_mark_read(*, message: Message, user: User) -> bool:
+    """Mark a received message as read. False when it was read already or `user` is not its recipient."""
+    now = timezone.now()
+    updated = Message.objects.filter(pk=message.pk, recipient=user, read_at__isnull=True).update(read_at=now)
+    if updated:
+        message.read_at = now
+    return bool(updated)
+
+
+def message_mark_all_read(*, user: User) -> int:
+    """Mark every unread message of `user` as read; returns how many were unread."""
+    return Message.objects.filter(recipient=user, read_at__isnull=True).update(read_at=timezone.now())

@@ -47,4 +47,8 @@ urlpatterns = [
     path("account/", pages.account_home, name="account"),
     path("account/verify-email", pages.account_send_verification, name="account-send-verification"),
     path("account/verify/<str:token>", pages.verify_email, name="verify-email"),
+    path("account/messages", pages.messages_page, name="messages"),
+    path("account/messages/new", pages.message_new, name="message-new"),
+    path("account/messages/read-all", pages.messages_mark_all_read, name="messages-read-all"),
+    path("account/messages/<int:message_id>", pages.message_page, name="message"),
 ]

@@ -64,5 +64,20 @@ class RateLimited(DomainError):
         super().__init__(message, **kw)
 
 
+class ServiceUnavailable(DomainError):
+    """503 with `Retry-After`: a backing service (database, object store, queue) cannot be reached now.
+
+    The request changed nothing; the same request may succeed after `retry_after` seconds.
+    """
+
+    status_code = 503
+    error_type = "SERVICE_UNAVAILABLE"
+    default_message = "Service temporarily unavailable; try again shortly."
+
+    def __init__(self, message=None, *, retry_after: int = 5, **kw):
+        self.retry_after = retry_after
+        super().__init__(message, **kw)
+
+
 # DECISIONS.md: the short reasons clients compare, by status.
 SHORT_REASONS = {401: "Unauthorized", 403: "Forbidden", 404: "Not Found"}

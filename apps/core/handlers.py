@@ -4,12 +4,15 @@ import math
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404
+from kombu.exceptions import OperationalError as BrokerOperationalError
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from apps.core.exceptions import SHORT_REASONS, DomainError, RateLimited
+from apps.core.exceptions import SHORT_REASONS, DomainError, RateLimited, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +27,35 @@ _DRF_TYPES = {
     415: "UNSUPPORTED_MEDIA_TYPE",
     429: "RATE_LIMITED",
 }
+
+# docs/reliability.md: a database restart takes seconds; a broker outage usually longer.
+DATABASE_RETRY_AFTER_SECONDS = 5
+BROKER_RETRY_AFTER_SECONDS = 30
+
+
+def service_unavailable_from(exc) -> ServiceUnavailable | None:
+    """The 503 a backing-service outage deserves (DECISIONS.md: never a 500 or an HTML page), else None.
+
+    Django raises OperationalError/InterfaceError when PostgreSQL is down, restarting or dropped the
+    connection (and for lock/serialization failures, which are retryable too); kombu raises its
+    OperationalError when a task cannot be published. The request changed nothing that was committed.
+    """
+    if isinstance(exc, ServiceUnavailable):
+        return exc
+    if isinstance(exc, (DatabaseOperationalError, DatabaseInterfaceError)):
+        return ServiceUnavailable(
+            "The database is unavailable; try again shortly.", retry_after=DATABASE_RETRY_AFTER_SECONDS
+        )
+    if isinstance(exc, BrokerOperationalError):
+        return ServiceUnavailable(
+            "The task queue is unavailable; try again shortly.", retry_after=BROKER_RETRY_AFTER_SECONDS
+        )
+    return None
+
+
+def service_unavailable_log(request, exc) -> None:
+    # A warning, not an error with a traceback: during an outage every request lands here.
+    log.warning("%s answered 503: %s: %s", getattr(request, "path", "?"), type(exc).__name__, exc)
 
 
 def error_body(status: int, message: str | None, error_type: str, errors=None) -> dict:
@@ -75,6 +107,11 @@ def exception_handler(exc, context):
     set_rollback()  # as DRF's own handler does: an error answer never commits a half-done request
     if isinstance(exc, RateLimited):
         return error_response(429, exc.message, exc.error_type, headers={"Retry-After": str(exc.retry_after)})
+    unavailable = service_unavailable_from(exc)
+    if unavailable is not None:
+        service_unavailable_log(context.get("request"), exc)
+        retry = {"Retry-After": str(unavailable.retry_after)}
+        return error_response(503, unavailable.message, unavailable.error_type, headers=retry)
     if isinstance(exc, DomainError):
         return error_response(exc.status_code, exc.message, exc.error_type, exc.errors)
     if isinstance(exc, Http404):

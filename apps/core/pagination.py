@@ -97,6 +97,13 @@ class LinkHeaderPagination(BasePagination):
         ]
 
 
+def pagination_params_validate(request) -> None:
+    """400 for a `page` or `per_page` that is not a number, also where a view answers the whole list
+    (the parameters are documented for the path, so a bad value is refused the same way everywhere)."""
+    _int_param(request, LinkHeaderPagination.page_query_param, 1)
+    _int_param(request, LinkHeaderPagination.per_page_query_param, DEFAULT_PER_PAGE)
+
+
 def _int_param(request, name: str, default: int) -> int:
     raw = request.query_params.get(name)
     if raw is None or raw.strip() == "":

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
+from apps.makes.models import Make
 from apps.oauth.tokens import generate_token
 from apps.search.services import thing_index_search
 from apps.things.models import Category, Like, Remix, Tag, Thing, ThingTag
@@ -26,14 +27,14 @@ DEMO_THINGS = [
     ("demo", "Parametric Shelf Bracket", "replacement-parts", ["bracket", "parametric", "shelf"], True,
      {"description": "A shelf bracket whose width, depth and screw size are parameters.",
       "instructions": "PETG, 4 perimeters, 40% gyroid infill. Print on its side.",
-      "license": "cc-sa", "download_count": 42, "make_count": 3}),
+      "license": "cc-sa", "download_count": 42}),
     ("demo", "Wall Tool Holder", "tool-holders-boxes", ["tool_holder", "workshop", "parametric"], True,
      {"description": "A modular rack for screwdrivers and pliers, screwed to a pegboard.",
       "instructions": "PLA, 0.2 mm layers, no supports.", "license": "cc", "download_count": 12}),
     ("alice", "Articulated Robot Arm", "robotics", ["Robot_Arm", "articulated", "servo"], True,
      {"description": "A four-axis desktop robot arm driven by SG90 servos.",
       "instructions": "PETG for the joints, PLA elsewhere. See the assembly notes.", "license": "cc-nc-sa",
-      "download_count": 80, "make_count": 5, "is_featured": True}),
+      "download_count": 80, "is_featured": True}),
     ("alice", "Calibration Cube", "3d-printing-tests", ["calibration", "test_print"], True,
      {"description": "A 20 mm cube with axis labels to tune steps per mm.",
       "instructions": "Any material, 0.2 mm layers, 20% infill.", "license": "pd0", "download_count": 150}),
@@ -52,7 +53,23 @@ DEMO_LIKES = [
     ("demo", "Articulated Robot Arm"),
     ("bob", "Articulated Robot Arm"),
 ]
+# (maker, Thing name, description): copies (makes) without images; `make_count` follows them.
+DEMO_MAKES = [
+    ("alice", "Parametric Shelf Bracket", "Two in PETG hold the garage shelf; 40% gyroid was plenty."),
+    ("bob", "Parametric Shelf Bracket", "Printed at 8 mm screw size for a heavier shelf."),
+    ("demo", "Articulated Robot Arm", "Printed over a weekend; the base joint needed a little sanding."),
+]
+# (author, Thing name, body, replies as (author, body)): a short discussion, written through the services.
+DEMO_COMMENTS = [
+    ("alice", "Parametric Shelf Bracket", "Printed two of these for the garage. **Solid** at 40% infill.",
+     [("demo", "Thanks! The 8 mm screw variant holds even more."), ("bob", "Which PETG brand did you use?")]),
+    ("bob", "Articulated Robot Arm", "Remixed the gripper for this arm, see *Robot Arm Gripper*.", []),
+]
 DEMO_APP_CLIENT_ID = "thingyard-demo-app"
+# The example Thing app (examples/thing-app, served by `make run` on :8001), approved so it shows on every
+# Thing page for a signed-in user (issue 7).
+DEMO_THING_APP_CLIENT_ID = "thingyard-example-thing-app"
+DEMO_THING_APP_URL = "http://127.0.0.1:8001/"
 DEMO_APP_SECRET = "thingyard-demo-secret"
 
 
@@ -128,7 +145,9 @@ def demo_seed() -> DemoSummary:
             reviewed_at=timezone.now(),
         )
 
-    demo_seed_things(users=users)
+    demo_seed_thing_app(owner=users["demo"])
+    things = demo_seed_things(users=users)
+    demo_seed_comments(users=users, things=things)
 
     AccessToken = get_access_token_model()
     demo = users["demo"]
@@ -156,7 +175,8 @@ def demo_seed() -> DemoSummary:
 
 
 def demo_seed_things(*, users: dict) -> dict[str, Thing]:
-    """Idempotent: the demo Things (one draft), their tags, a remix and a few likes, indexed for search."""
+    """Idempotent: the demo Things (one draft), their tags, a remix, a few likes and copies, indexed for
+    search."""
     now = timezone.now()
     things = {}
     for username, name, slug, tag_names, published, extra in DEMO_THINGS:
@@ -182,8 +202,51 @@ def demo_seed_things(*, users: dict) -> dict[str, Thing]:
         Remix.objects.get_or_create(derivative=things[derivative], ancestor=things[ancestor])
     for username, name in DEMO_LIKES:
         Like.objects.get_or_create(user=users[username], thing=things[name])
+    for username, name, description in DEMO_MAKES:
+        if not Make.objects.filter(creator=users[username], thing=things[name]).exists():
+            Make.objects.create(creator=users[username], thing=things[name], description=description)
     for thing in things.values():
-        # The counter the like service keeps, recomputed so a second run leaves it unchanged.
-        Thing.objects.filter(pk=thing.pk).update(like_count=thing.likes.count())
+        # The counters the like and make services keep, recomputed so a second run leaves them unchanged.
+        Thing.objects.filter(pk=thing.pk).update(
+            like_count=thing.likes.count(), make_count=thing.makes.filter(is_hidden=False).count()
+        )
     thing_index_search(thing_ids=[thing.pk for thing in things.values()])
     return things
+
+
+def demo_seed_thing_app(*, owner):
+    """Idempotent: the approved example Thing app (examples/thing-app) that `make run` serves on :8001."""
+    Application = get_application_model()
+    app = Application.objects.filter(client_id=DEMO_THING_APP_CLIENT_ID).first()
+    if app is None:
+        app = Application.objects.create(
+            client_id=DEMO_THING_APP_CLIENT_ID,
+            client_secret=generate_token(),  # a Thing app gets its token from the Thing page, not a code
+            name="Example Thing App",
+            description="examples/thing-app: calls echo, every dialog and the read-only API.",
+            app_type=Application.AppType.THING,
+            info_url=DEMO_THING_APP_URL,
+            application_url=DEMO_THING_APP_URL,
+            redirect_uris=DEMO_THING_APP_URL,
+            client_type=Application.CLIENT_CONFIDENTIAL,
+            authorization_grant_type=Application.GRANT_IMPLICIT,
+            user=owner,
+            approval_state=Application.Approval.APPROVED,
+            approval_reason="Demo application",
+            reviewed_at=timezone.now(),
+        )
+    return app
+
+
+def demo_seed_comments(*, users: dict, things: dict):
+    """Idempotent: a few comments and replies (Markdown rendered, counters kept by the comment services)."""
+    from apps.comments.models import Comment
+    from apps.comments.services import comment_create, comment_reply
+
+    for username, name, body, replies in DEMO_COMMENTS:
+        thing = things[name]
+        if Comment.objects.filter(thing=thing, user=users[username], body=body).exists():
+            continue
+        comment = comment_create(user=users[username], target=thing, body=body)
+        for reply_author, reply_body in replies:
+            comment_reply(user=users[reply_author], comment=comment, body=reply_body)

@@ -9,7 +9,10 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
 # Published pages only: a name here maps to a file under docs/, never a path from the request.
-PAGES = {"webhooks": ("Webhooks", "webhooks.md")}
+PAGES = {
+    "webhooks": ("Webhooks", "webhooks.md"),
+    "thing-apps": ("Thing apps and the iframe SDK", "thing-apps.md"),
+}
 
 
 @cache

@@ -1,6 +1,7 @@
-"""Admin for groups and group topics."""
+"""Admin for groups and group topics. Moderators hide a group with a reason (core.moderation)."""
 from django.contrib import admin
 
+from apps.core.moderation import HideWithReasonAdminMixin
 from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
 
 
@@ -24,13 +25,19 @@ class GroupThingInline(admin.TabularInline):
 
 
 @admin.register(Group)
-class GroupAdmin(admin.ModelAdmin):
-    list_display = ("id", "name", "slug", "creator", "added", "modified")
+class GroupAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "id", "name", "slug", "creator", *HideWithReasonAdminMixin.moderation_list_display, "added",
+        "modified",
+    )
     list_select_related = ("creator",)
+    list_filter = ("is_hidden",)
     search_fields = ("name", "slug", "creator__username")
     raw_id_fields = ("creator",)
-    readonly_fields = ("image", "added", "modified")
+    # Hiding is a state change with a reason: only the actions make it, never a checkbox.
+    readonly_fields = ("image", "added", "modified", "is_hidden", "hidden_reason", "hidden_at", "hidden_by")
     inlines = [GroupMemberInline, GroupThingInline]
+    actions = HideWithReasonAdminMixin.actions
 
 
 @admin.register(GroupTopic)

@@ -1,5 +1,8 @@
 """Reads of groups (spec §4.8). Groups and topics are visible to every token user; the Things in a group
-are filtered to what the caller may see (published, or their own), in counts too."""
+are filtered to what the caller may see (published, or their own), in counts too.
+
+A group hidden by a moderator (core.moderation) is gone for everyone but staff: every lookup below
+filters it with `visible_q`, so its detail, topics, Things and members answer 404 and lists skip it."""
 from django.contrib.auth import get_user_model
 from django.db.models import (
     Case, Exists, F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When,
@@ -8,9 +11,10 @@ from django.db.models.functions import Coalesce, Greatest
 
 from apps.core.api import MAX_ID
 from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
+from apps.core.moderation import visible_q
 from apps.groups import rules
 from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
-from apps.things.selectors import thing_list_visible
+from apps.things.selectors import thing_list_visible, thing_visible_q
 
 FILTERS = ("all", "my-groups")
 SORTS = ("members", "topics", "activity", "newest")
@@ -37,17 +41,15 @@ def _count(queryset) -> Coalesce:
 
 
 def _visible_entries(viewer) -> Q:
-    visible = Q(thing__is_published=True)
-    if _viewer_id(viewer) is not None:
-        visible |= Q(thing__creator_id=_viewer_id(viewer))
-    return visible
+    """GroupThing rows whose Thing `viewer` may see (things.selectors.thing_visible_q)."""
+    return thing_visible_q(viewer, prefix="thing__")
 
 
 def group_queryset(*, viewer) -> QuerySet:
     """Groups with `member_count`, `thing_count` (Things the viewer may see), `topic_count` and
     `is_member` as correlated subqueries, creator joined: one query for any number of rows."""
     members = GroupMember.objects.filter(group=OuterRef("pk"))
-    return Group.objects.select_related("creator").annotate(
+    return Group.objects.filter(visible_q(viewer)).select_related("creator").annotate(
         member_count=_count(members),
         thing_count=_count(GroupThing.objects.filter(_visible_entries(viewer), group=OuterRef("pk"))),
         topic_count=_count(GroupTopic.objects.filter(group=OuterRef("pk"))),
@@ -82,16 +84,17 @@ def group_list(*, viewer, filter: str = "all", sort: str = "members", search: st
 
 
 def group_get(group_id, *, viewer) -> Group:
-    """404 for an unknown group; any group is visible to every caller."""
+    """404 for an unknown group (or one hidden by a moderator); any other group is visible to every caller."""
     group = group_queryset(viewer=viewer).filter(pk=_id_or_404(group_id)).first()
     if group is None:
         raise NotFound()
     return group
 
 
-def group_get_plain(group_id) -> Group:
-    """The bare row (no annotations), for writes; 404 if unknown."""
-    group = Group.objects.filter(pk=_id_or_404(group_id)).first()
+def group_get_plain(group_id, *, viewer=None) -> Group:
+    """The bare row (no annotations), for writes and sub-lists; 404 if unknown or hidden (staff excepted;
+    without a viewer, hidden is 404)."""
+    group = Group.objects.filter(visible_q(viewer), pk=_id_or_404(group_id)).first()
     if group is None:
         raise NotFound()
     return group
@@ -103,7 +106,7 @@ def group_is_member(*, group, user) -> bool:
 
 def group_get_as_member(group_id, *, viewer) -> Group:
     """A group the caller belongs to: 404 unknown, 403 not a member."""
-    group = group_get_plain(group_id)
+    group = group_get_plain(group_id, viewer=viewer)
     if not group_is_member(group=group, user=viewer):
         raise PermissionDenied()
     return group
@@ -111,7 +114,7 @@ def group_get_as_member(group_id, *, viewer) -> Group:
 
 def group_get_editable(group_id, *, viewer) -> Group:
     """A group the caller owns: 404 unknown, 403 someone else's."""
-    group = group_get_plain(group_id)
+    group = group_get_plain(group_id, viewer=viewer)
     if not rules.group_can_edit(viewer, group):
         raise PermissionDenied()
     return group
@@ -166,8 +169,14 @@ def group_topic_list(*, group) -> QuerySet:
     return group_topic_queryset().filter(group=group).order_by("-pinned", "-added", "-id")
 
 
-def group_topic_get(topic_id) -> GroupTopic:
-    topic = group_topic_queryset().select_related("group").filter(pk=_id_or_404(topic_id)).first()
+def group_topic_get(topic_id, *, viewer=None) -> GroupTopic:
+    """404 for an unknown topic, or one of a hidden group (staff excepted; without a viewer, 404)."""
+    topic = (
+        group_topic_queryset()
+        .select_related("group")
+        .filter(visible_q(viewer, prefix="group__"), pk=_id_or_404(topic_id))
+        .first()
+    )
     if topic is None:
         raise NotFound()
     return topic

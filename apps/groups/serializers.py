@@ -93,8 +93,8 @@ class GroupTopicSerializer(serializers.Serializer):
         return iso8601(topic.modified)
 
     def get_comments(self, topic) -> CountUrlSerializer:
-        # Topic comments come with the comments app; until then there are none.
-        return {"count": 0, "url": api_url(f"group-topics/{topic.pk}/comments")}
+        # comment_count is kept by apps.comments (visible, non-deleted comments).
+        return {"count": topic.comment_count, "url": api_url(f"group-topics/{topic.pk}/comments")}
 
 
 # --- inputs ------------------------------------------------------------------------------------------

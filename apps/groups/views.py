@@ -44,7 +44,7 @@ def _group_response(request, group_id, status=200) -> Response:
 
 
 def _topic_response(request, topic_id, status=200) -> Response:
-    topic = selectors.group_topic_get(topic_id)
+    topic = selectors.group_topic_get(topic_id, viewer=request.user)
     return Response(GroupTopicSerializer(topic, context={"request": request}).data, status=status)
 
 
@@ -97,20 +97,20 @@ class GroupMembersView(APIView):
     @extend_schema(parameters=[GROUP_PARAM], responses=UserSummarySerializer(many=True),
                    summary="List a group's members", description="The owner first, then by join date ascending.")
     def get(self, request, group_id):
-        group = selectors.group_get_plain(group_id)
+        group = selectors.group_get_plain(group_id, viewer=request.user)
         return paginated_response(request, selectors.group_member_list(group=group), UserSummarySerializer, view=self)
 
     @extend_schema(parameters=[GROUP_PARAM], request=None, responses=OkSerializer, summary="Join a group",
                    description="Already a member: ok too.")
     def post(self, request, group_id):
-        group = selectors.group_get_plain(group_id)
+        group = selectors.group_get_plain(group_id, viewer=request.user)
         services.group_join(group=group, user=request.user)
         return ok()
 
     @extend_schema(parameters=[GROUP_PARAM], request=None, responses=OkSerializer, summary="Leave a group",
                    description="400 for the group owner, who cannot leave their own group.")
     def delete(self, request, group_id, user_id=None):
-        group = selectors.group_get_plain(group_id)
+        group = selectors.group_get_plain(group_id, viewer=request.user)
         member_id = request.user.pk if user_id is None else selectors._id_or_404(user_id)
         services.group_member_remove(group=group, user=request.user, member_id=member_id)
         return ok()
@@ -133,7 +133,7 @@ class GroupThingsView(APIView):
                    description="Only Things the caller may see. `sort` newest (added to the group) or popular "
                    "(most liked); `search` (name) in relevance order; both together: 400.")
     def get(self, request, group_id):
-        group = selectors.group_get_plain(group_id)
+        group = selectors.group_get_plain(group_id, viewer=request.user)
         query = validated(GroupThingsQuery(data=request.query_params))
         things = selectors.group_list_things(group=group, viewer=request.user, **query)
         return paginated_response(request, things, ThingShortSerializer, view=self)
@@ -175,7 +175,7 @@ class GroupTopicsView(APIView):
     @extend_schema(parameters=[GROUP_PARAM], responses=GroupTopicSerializer(many=True),
                    summary="List a group's topics", description="Pinned first, then newest first.")
     def get(self, request, group_id):
-        group = selectors.group_get_plain(group_id)
+        group = selectors.group_get_plain(group_id, viewer=request.user)
         return paginated_response(request, selectors.group_topic_list(group=group), GroupTopicSerializer, view=self)
 
     @extend_schema(parameters=[GROUP_PARAM], request=GroupTopicCreateInput, responses={201: GroupTopicSerializer},
@@ -195,7 +195,7 @@ class GroupTopicDetailView(APIView):
     @extend_schema(parameters=[TOPIC_PARAM], request=GroupTopicUpdateInput, responses=GroupTopicSerializer,
                    summary="Update own group topic", description="Author only (403).")
     def patch(self, request, topic_id):
-        topic = selectors.group_topic_get(topic_id)
+        topic = selectors.group_topic_get(topic_id, viewer=request.user)
         data = parse_input(GroupTopicUpdateInput, request, partial=True)
         services.group_topic_update(topic=topic, user=request.user, data=data)
         return _topic_response(request, topic.pk)
@@ -205,13 +205,13 @@ class GroupTopicPinView(APIView):
     @extend_schema(parameters=[TOPIC_PARAM], request=None, responses=GroupTopicSerializer,
                    summary="Pin a group topic", description="Group owner only (403). Already pinned: no-op.")
     def post(self, request, topic_id):
-        topic = selectors.group_topic_get(topic_id)
+        topic = selectors.group_topic_get(topic_id, viewer=request.user)
         services.group_topic_pin_set(topic=topic, user=request.user, action="pin")
         return _topic_response(request, topic.pk)
 
     @extend_schema(parameters=[TOPIC_PARAM], request=None, responses=GroupTopicSerializer,
                    summary="Unpin a group topic", description="Group owner only (403). Not pinned: no-op.")
     def delete(self, request, topic_id):
-        topic = selectors.group_topic_get(topic_id)
+        topic = selectors.group_topic_get(topic_id, viewer=request.user)
         services.group_topic_pin_set(topic=topic, user=request.user, action="unpin")
         return _topic_response(request, topic.pk)

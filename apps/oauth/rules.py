@@ -7,6 +7,9 @@ GRANT_IMPLICIT = "implicit"
 
 # spec §5: `response_type=token` is for client-side apps; DECISIONS.md: Web and Thing apps only.
 IMPLICIT_APP_TYPES = frozenset({"web", "thing"})
+# RFC 9700 §2.1.2: a token delivered in a URL fragment can leak (history, referrers, extensions), so the
+# implicit grant's tokens live an hour and come without a refresh token; code-flow tokens live 30 days.
+IMPLICIT_ACCESS_TOKEN_SECONDS = 3600
 
 
 def application_grant_types(*, app_type: str) -> set[str]:

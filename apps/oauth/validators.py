@@ -5,7 +5,7 @@ from oauth2_provider.models import AbstractApplication, get_grant_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
-from apps.oauth import selectors, services
+from apps.oauth import rules, selectors, services
 
 
 @contextmanager
@@ -62,7 +62,14 @@ class ThingyardOAuth2Validator(OAuth2Validator):
 
     def get_code_challenge(self, code, request):
         with _grant_gone_is_invalid_grant(request):
-            return super().get_code_challenge(code, request)
+            challenge = super().get_code_challenge(code, request)
+        if challenge is None and request.code_verifier is not None:
+            # RFC 9700 §2.1.1 (PKCE downgrade): a code_verifier is accepted only for a code whose
+            # authorization request carried a code_challenge; oauthlib would ignore it.
+            raise errors.InvalidGrantError(
+                description="code_verifier sent for a code issued without code_challenge.", request=request
+            )
+        return challenge
 
     def get_code_challenge_method(self, code, request):
         with _grant_gone_is_invalid_grant(request):
@@ -79,6 +86,10 @@ class ThingyardOAuth2Validator(OAuth2Validator):
         return access_token
 
     def _save_bearer_token(self, token, request, *args, **kwargs):
+        if request.response_type == "token":
+            # The implicit grant (RFC 9700 §2.1.2). DOT computes `expires` from this value and oauthlib
+            # puts the same dict in the redirect's fragment, so both say one hour.
+            token["expires_in"] = rules.IMPLICIT_ACCESS_TOKEN_SECONDS
         # Last line of defence for spec §8 (the authorize view and validate_* already checked).
         if request.user is not None and request.client is not None:
             if not selectors.application_can_issue_token(application=request.client, user=request.user):

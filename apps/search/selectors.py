@@ -20,7 +20,7 @@ from apps.search.backend import full_text_search_enabled
 from apps.things.links import thing_public_url
 from apps.things.models import Category, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
-from apps.things.selectors import thing_short_queryset
+from apps.things.selectors import thing_public_q, thing_short_queryset, thing_visible_q
 
 SORT_RELEVANT = "relevant"
 SORT_NEWEST = "newest"
@@ -62,26 +62,29 @@ class SearchParams:
 
 
 def thing_search(*, term: str, viewer, params: SearchParams) -> QuerySet:
-    """Published Things matching `term` (all published Things when it is empty), filtered and sorted."""
-    return _thing_search(Thing.objects.filter(is_published=True), term=term, viewer=viewer, params=params)
+    """Published Things matching `term` (all published Things when it is empty), filtered and sorted.
+
+    Every Thing search scopes through things.selectors' visibility rule, read from the row itself (no
+    separate index): a Thing hidden by a moderator or deleted leaves the results at once."""
+    scope = Thing.objects.filter(thing_public_q(viewer))
+    return _thing_search(scope, term=term, viewer=viewer, params=params)
 
 
 def thing_search_library(*, term: str, viewer, params: SearchParams) -> QuerySet:
     """The caller's own Things, published or not, matching `term` (all of them when it is empty)."""
-    return _thing_search(Thing.objects.filter(creator_id=viewer.pk), term=term, viewer=viewer, params=params)
+    scope = Thing.objects.filter(thing_visible_q(viewer), creator_id=viewer.pk)
+    return _thing_search(scope, term=term, viewer=viewer, params=params)
 
 
 def thing_search_for_user(*, owner, term: str, viewer, params: SearchParams) -> QuerySet:
     """spec §4.1: `owner`'s Things matching `term`; their unpublished ones only when the caller is `owner`."""
-    scope = Thing.objects.filter(creator_id=owner.pk)
-    if viewer.pk != owner.pk:
-        scope = scope.filter(is_published=True)
+    scope = Thing.objects.filter(thing_visible_q(viewer), creator_id=owner.pk)
     return _thing_search(scope, term=term, viewer=viewer, params=params)
 
 
 def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> QuerySet:
     """Published Things carrying `tag` (normalised as spec §2, any case); all published ones when empty."""
-    scope = Thing.objects.filter(is_published=True)
+    scope = Thing.objects.filter(thing_public_q(viewer))
     if tag:
         name = tag_normalize(tag).lower()
         # A subquery on the unique lower(name) index, joined to ThingTag (one row per Thing and tag):
@@ -266,17 +269,18 @@ def user_search(*, term: str, viewer, params: SearchParams) -> QuerySet:
 # --- Autocomplete ------------------------------------------------------------------------------------
 
 
-def search_autocomplete(*, term: str, limit: int = AUTOCOMPLETE_DEFAULT) -> list[dict]:
+def search_autocomplete(*, term: str, viewer=None, limit: int = AUTOCOMPLETE_DEFAULT) -> list[dict]:
     """Published Thing names and tag names starting with `term` (case-insensitive): at most `limit`
-    items, tags first. Each side gets at least half the slots when it has that many matches.
+    items, tags first. Each side gets at least half the slots when it has that many matches. Hidden
+    Things (and tags only hidden Things carry) are left out, except for staff.
 
     Two index range scans on PostgreSQL (things.0003: `lower(name) COLLATE "C"`), each stopping after
     `limit` entries, so a one-letter prefix costs the same as a long one.
     """
     thing_prefix = term.strip().lower()
     tag_prefix = tag_normalize(term).lower()
-    things = _thing_name_prefix(thing_prefix, limit) if thing_prefix else []
-    tags = _tag_name_prefix(tag_prefix, limit) if tag_prefix else []
+    things = _thing_name_prefix(thing_prefix, limit, viewer) if thing_prefix else []
+    tags = _tag_name_prefix(tag_prefix, limit, viewer) if tag_prefix else []
     tag_slots = min(len(tags), max(limit // 2, limit - len(things)))
     tags = tags[:tag_slots]
     things = things[: limit - len(tags)]
@@ -287,8 +291,9 @@ def search_autocomplete(*, term: str, limit: int = AUTOCOMPLETE_DEFAULT) -> list
     ]
 
 
-def _thing_name_prefix(prefix: str, limit: int) -> list[tuple[int, str]]:
-    qs = Thing.objects.filter(is_published=True)
+def _thing_name_prefix(prefix: str, limit: int, viewer) -> list[tuple[int, str]]:
+    # Published (the partial index things_thing_name_prefix_idx); hidden rows are filtered on the way.
+    qs = Thing.objects.filter(thing_public_q(viewer))
     if full_text_search_enabled():
         qs = qs.alias(key=_THING_PREFIX_KEY).filter(_prefix_range("key", prefix)).order_by("key", "id")
     else:
@@ -296,9 +301,9 @@ def _thing_name_prefix(prefix: str, limit: int) -> list[tuple[int, str]]:
     return list(qs.values_list("pk", "name")[:limit])
 
 
-def _tag_name_prefix(prefix: str, limit: int) -> list[str]:
+def _tag_name_prefix(prefix: str, limit: int, viewer) -> list[str]:
     # Only tags a published Thing carries: a draft's tags stay private (as in the catalog's tag list).
-    published = ThingTag.objects.filter(tag_id=OuterRef("pk"), thing__is_published=True)
+    published = ThingTag.objects.filter(thing_public_q(viewer, prefix="thing__"), tag_id=OuterRef("pk"))
     qs = Tag.objects.filter(Exists(published))
     if full_text_search_enabled():
         qs = qs.alias(key=_TAG_PREFIX_KEY).filter(_prefix_range("key", prefix)).order_by("key")

@@ -3,6 +3,7 @@ import re
 from datetime import UTC, datetime, time
 
 from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.licenses import THING_LICENSE_CHOICES
@@ -13,6 +14,7 @@ from apps.things.serializers import ThingShortSerializer
 _SPACE_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$")
 
 
+@extend_schema_field({"type": "string", "description": "An ISO 8601 date or date-time."})
 class LenientDateTimeField(serializers.Field):
     """An ISO 8601 date (`2026-01-31`, midnight UTC) or date-time (no offset means UTC)."""
 
@@ -29,7 +31,13 @@ class LenientDateTimeField(serializers.Field):
             value = None
         if value is None:
             self.fail("invalid")
-        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        try:
+            # As UTC: PostgreSQL refuses offsets beyond ±15:59 that Python accepts (found by make fuzz).
+            return value.astimezone(UTC)
+        except OverflowError:  # before year 1 once in UTC
+            self.fail("invalid")
 
     def to_representation(self, value):
         return value.isoformat()
@@ -75,10 +83,15 @@ class LibraryThingSerializer(ThingShortSerializer):
         return "thing"
 
 
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
+class _ThingIdOrTagNameField(serializers.Field):
+    pass
+
+
 class AutocompleteItemSerializer(serializers.Serializer):
     """Documentation shape of an autocomplete item (the selector builds plain dicts)."""
 
     type = serializers.ChoiceField(choices=["thing", "tag"])
-    id = serializers.CharField(help_text="The Thing id (integer), or the tag name.")
+    id = _ThingIdOrTagNameField(help_text="The Thing id (integer), or the tag name (string).")
     name = serializers.CharField()
     url = serializers.URLField(help_text="The Thing's site page, or the tag's API URL.")

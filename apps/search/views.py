@@ -2,13 +2,14 @@
 
 spec §7 "Search matches nothing → 404" holds for every one of them, autocomplete included.
 """
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.core.exceptions import NotFound, ValidationFailed
 from apps.core.api import paginated_response, validated
+from apps.core.schema import error
 from apps.search import registry, selectors
 from apps.search.serializers import (
     AutocompleteItemSerializer,
@@ -19,6 +20,14 @@ from apps.search.serializers import (
 from apps.things.serializers import ThingShortSerializer
 
 TERM_MAX_LENGTH = 200
+NOTHING_MATCHES = error("Nothing matches (spec §7).")
+# One item shape per registered `type` (apps register theirs at startup, so the list is read lazily).
+SEARCH_RESULTS = PolymorphicProxySerializer(
+    component_name="SearchResult",
+    serializers=lambda: [search_type.serializer_class for search_type in registry.SEARCH_TYPES.values()],
+    resource_type_field_name=None,
+    many=True,
+)
 
 
 def _parse_query(serializer_class, request) -> dict:
@@ -40,7 +49,7 @@ class SearchView(APIView):
 
     @extend_schema(
         parameters=[SearchQueryInput],
-        responses=ThingShortSerializer(many=True),
+        responses={200: SEARCH_RESULTS, 404: NOTHING_MATCHES},
         summary="Search",
         description="Published Things ranked by relevance (name > tags > description), or with "
         "`type=users` users. Without a term: every published Thing, newest first. 404 when nothing matches.",
@@ -62,7 +71,7 @@ class SearchLibraryView(APIView):
 
     @extend_schema(
         parameters=[SearchQueryInput],
-        responses=LibraryThingSerializer(many=True),
+        responses={200: LibraryThingSerializer(many=True), 404: NOTHING_MATCHES},
         summary="Search your library",
         description="Your own Things (drafts included) matching the term, each with `type: \"thing\"`; "
         "all of them without a term. 404 when nothing matches.",
@@ -78,7 +87,7 @@ class SearchTagView(APIView):
 
     @extend_schema(
         parameters=[SearchQueryInput],
-        responses=ThingShortSerializer(many=True),
+        responses={200: ThingShortSerializer(many=True), 404: NOTHING_MATCHES},
         summary="Search by tag",
         description="Published Things carrying the tag (normalised as spec §2, any case), newest first. "
         "404 when none.",
@@ -92,9 +101,11 @@ class SearchTagView(APIView):
 class SearchAutocompleteView(APIView):
     """/search/{term}/autocomplete: tag and Thing names starting with the term."""
 
+    pagination_class = None  # one short array, sized by its own `per_page` (OpenAPI: no `page`)
+
     @extend_schema(
         parameters=[AutocompleteQueryInput],
-        responses=AutocompleteItemSerializer(many=True),
+        responses={200: AutocompleteItemSerializer(many=True), 404: NOTHING_MATCHES},
         summary="Autocomplete",
         description="Up to `per_page` (10 by default, at most 20) tags, then published Things, whose name "
         "starts with the term. 400 without a term, 404 when nothing matches.",
@@ -106,7 +117,7 @@ class SearchAutocompleteView(APIView):
             raise ValidationFailed(f"term: {message}", errors={"term": [message]})
         per_page = _parse_query(AutocompleteQueryInput, request)["per_page"]
         limit = max(1, min(per_page, selectors.AUTOCOMPLETE_MAX))
-        items = selectors.search_autocomplete(term=term, limit=limit)
+        items = selectors.search_autocomplete(term=term, viewer=request.user, limit=limit)
         if not items:
             raise NotFound()
         return Response(items)
@@ -117,7 +128,7 @@ class UserSearchView(APIView):
 
     @extend_schema(
         parameters=[SearchQueryInput],
-        responses=ThingShortSerializer(many=True),
+        responses={200: ThingShortSerializer(many=True), 404: error("No such user, or nothing matches.")},
         summary="Search a user's Things",
         description="The user's published Things matching the term (your own list includes drafts); all "
         "of them without a term. 404 for an unknown user and when nothing matches.",

@@ -6,7 +6,7 @@ from django.db.models.functions import Coalesce, Lower
 from apps.core.api import MAX_ID
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.things.models import Thing
-from apps.things.selectors import thing_list_visible, thing_short_queryset
+from apps.things.selectors import thing_list_visible, thing_short_queryset, thing_visible_q
 from apps.thingcollections import rules
 from apps.thingcollections.models import Collection, CollectionThing
 
@@ -14,17 +14,10 @@ SORTS = ("name", "date")
 ORDERS = ("asc", "desc")
 
 
-def _viewer_id(viewer):
-    return viewer.pk if viewer is not None and viewer.is_authenticated else None
-
-
 def _visible_entries(viewer) -> Q:
-    """CollectionThing rows whose Thing `viewer` may see (the same rule as things.thing_list_visible)."""
-    visible = Q(thing__is_published=True)
-    viewer_id = _viewer_id(viewer)
-    if viewer_id is not None:
-        visible |= Q(thing__creator_id=viewer_id)
-    return visible
+    """CollectionThing rows whose Thing `viewer` may see (things.selectors.thing_visible_q: published or
+    their own, never hidden by a moderator)."""
+    return thing_visible_q(viewer, prefix="thing__")
 
 
 def _id_or_404(value) -> int:
@@ -117,11 +110,8 @@ def collection_entry_get(*, collection, thing_id) -> CollectionThing:
 def thing_get_collectable(thing_id, *, viewer) -> Thing:
     """A Thing the caller may add to a collection: one they may see; 404 for any other (spec §4.5
     says nothing of 401/403 here, and a collection must not reveal someone else's draft)."""
-    visible = Q(is_published=True)
-    viewer_id = _viewer_id(viewer)
-    if viewer_id is not None:
-        visible |= Q(creator_id=viewer_id)
-    thing = Thing.objects.filter(visible, pk=_id_or_404(thing_id)).only("id", "creator_id").first()
+    things = Thing.objects.filter(thing_visible_q(viewer), pk=_id_or_404(thing_id))
+    thing = things.only("id", "creator_id").first()
     if thing is None:
         raise NotFound()
     return thing

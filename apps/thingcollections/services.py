@@ -7,6 +7,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from apps.accounts.models import Event
+from apps.accounts.services import event_record, event_retract
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.things.models import Thing
 from apps.thingcollections import rules
@@ -59,17 +61,30 @@ def collection_delete(*, collection, user, application=None) -> None:
         _delete_locked(collection)
 
 
+def _collect_events_retract(*, collector_id: int, thing_ids) -> None:
+    """A Thing no longer in any of the collector's collections is no longer news for its creator."""
+    still = set(
+        CollectionThing.objects.filter(collection__creator_id=collector_id, thing_id__in=thing_ids)
+        .values_list("thing_id", flat=True)
+    )
+    gone = sorted(set(thing_ids) - still)
+    event_retract(actor=collector_id, kind=Event.Kind.COLLECT, target_type="thing", target_ids=gone)
+
+
 def _delete_locked(collection) -> None:
     thing_ids = list(collection.entries.values_list("thing_id", flat=True))
     collection.delete()
     _collect_count_lower(thing_ids)
+    _collect_events_retract(collector_id=collection.creator_id, thing_ids=thing_ids)
 
 
 def collection_add_thing(
     *, collection, thing, user, description: str | None = None, application=None
 ) -> CollectionThing:
     """Add a Thing (spec §4.5: apps may add to any collection the user owns). Adding it again is a
-    no-op, except that a given `description` replaces the reason; who added it first stays."""
+    no-op, except that a given `description` replaces the reason; who added it first stays.
+
+    Side effects: a `collect` event for the Thing's creator (event-count counts it once per collector)."""
     with transaction.atomic():
         collection = _lock(collection)
         if not rules.collection_can_add_thing(user, collection):
@@ -81,6 +96,10 @@ def collection_add_thing(
         )
         if created:
             Thing.objects.filter(pk=thing.pk).update(collect_count=F("collect_count") + 1)
+            event_record(
+                recipient_id=thing.creator_id, actor=user, kind=Event.Kind.COLLECT, target_type="thing",
+                target_id=thing.pk,
+            )
         elif description is not None and description != entry.description:
             entry.description = description
             entry.save(update_fields=["description"])
@@ -101,6 +120,7 @@ def collection_remove_thing(*, collection, thing_id: int, user, application=None
             raise PermissionDenied()
         entry.delete()
         _collect_count_lower([thing_id])
+        _collect_events_retract(collector_id=collection.creator_id, thing_ids=[thing_id])
         _touch(collection)
 
 

@@ -11,7 +11,7 @@ from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
 from apps.core.api import ok, paginated_response, parse_input, validated
 from apps.core.exceptions import ValidationFailed
-from apps.core.pagination import LinkHeaderPagination
+from apps.core.pagination import LinkHeaderPagination, pagination_params_validate
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.things.serializers import ThingShortSerializer
 from apps.thingcollections import selectors, services
@@ -47,6 +47,8 @@ def _collection_response(request, collection_id, status=200) -> Response:
 
 
 def _collections_response(request, collections, view, *, paginate: bool = True) -> Response:
+    if not paginate:
+        pagination_params_validate(request)  # found by make fuzz: `all=true&page=abc` was accepted
     paginator = LinkHeaderPagination() if paginate else None
     rows = paginator.paginate_queryset(collections, request, view=view) if paginate else list(collections)
     selectors.collection_attach_thumbnails(rows, viewer=request.user)

@@ -1,10 +1,12 @@
-"""Admin for Things, categories and tags. State changes go through services (STYLE.md)."""
+"""Admin for Things, categories and tags. State changes go through services (STYLE.md); moderators hide
+a Thing with a reason (core.moderation: it vanishes from the API, search and the site but for staff)."""
 from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import Count, Q
 
 from apps.core.exceptions import DomainError
+from apps.core.moderation import HideWithReasonAdminMixin
 from apps.search.services import thing_index_search
 from apps.things import selectors, services
 from apps.things.models import Category, Remix, Tag, Thing, ThingTag
@@ -40,11 +42,19 @@ class RemixInline(admin.TabularInline):
     verbose_name_plural = "remix of"
 
 
+MODERATION_FIELDS = ("is_hidden", "hidden_reason", "hidden_at", "hidden_by")
+
+
 @admin.register(Thing)
-class ThingAdmin(admin.ModelAdmin):
-    list_display = ("name", "creator", "category", "is_published", "is_featured", "like_count", "added")
+class ThingAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "name", "creator", "category", "is_published", "is_featured", "like_count",
+        *HideWithReasonAdminMixin.moderation_list_display, "added",
+    )
     list_select_related = ("creator", "category")
-    list_filter = ("is_published", "is_featured", "is_wip", "is_private", "license", "category", "added")
+    list_filter = (
+        "is_published", "is_featured", "is_hidden", "is_wip", "is_private", "license", "category", "added"
+    )
     search_fields = ("name", "creator__username")
     date_hierarchy = "added"
     raw_id_fields = ("creator",)
@@ -52,7 +62,8 @@ class ThingAdmin(admin.ModelAdmin):
     # Publication and featuring are state changes with rules and side effects: API services and the
     # actions below make them, never a checkbox. Counters belong to the services that keep them.
     readonly_fields = (
-        "is_published", "published_at", "is_featured", "featured_at", *COUNTERS, "added", "modified"
+        "is_published", "published_at", "is_featured", "featured_at", *COUNTERS, "added", "modified",
+        *MODERATION_FIELDS,
     )
     fieldsets = (
         (None, {"fields": ("name", "creator", "category", "license", "description", "instructions")}),
@@ -70,11 +81,12 @@ class ThingAdmin(admin.ModelAdmin):
                 )
             },
         ),
+        ("Moderation", {"fields": MODERATION_FIELDS}),
         ("Counters", {"fields": COUNTERS}),
         ("Dates", {"fields": ("added", "modified")}),
     )
     inlines = (ThingTagInline, RemixInline)
-    actions = ("feature_things", "unfeature_things")
+    actions = ("feature_things", "unfeature_things", *HideWithReasonAdminMixin.actions)
 
     def has_add_permission(self, request):
         # Things are created by their creators through the API (thing_create), never by moderators.

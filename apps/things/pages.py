@@ -5,6 +5,7 @@ from django.shortcuts import render
 from apps.accounts.links import user_public_url
 from apps.core.exceptions import NotFound
 from apps.core.licenses import license_name
+from apps.thingapps.selectors import site_urls_for, thing_app_list_for_viewer
 from apps.things import links, selectors
 from apps.uploads.links import file_thumbnail_url, formatted_size
 from apps.uploads.selectors import thing_file_list
@@ -31,6 +32,8 @@ def thing_page(request, thing_id):
             for f in thing_file_list(thing=thing, viewer=request.user)
         ],
         "is_owner": request.user.is_authenticated and request.user.pk == thing.creator_id,
+        # spec §4.11: the Thing apps a signed-in user can open here (none, and no query, for visitors).
+        "thing_apps": thing_app_list_for_viewer(viewer=request.user, site_urls=site_urls_for(request)),
     }
     return render(request, "things/thing_detail.html", context)
 

@@ -1,4 +1,5 @@
 """Pure predicates of Things (no queries beyond attributes already loaded)."""
+from apps.core.moderation import viewer_sees_hidden
 from apps.things.normalize import tag_normalize
 
 THING_NAME_MAX_LENGTH = 255
@@ -13,6 +14,9 @@ def thing_is_owner(viewer, thing) -> bool:
 
 
 def thing_can_view(viewer, thing) -> bool:
+    """Published or one's own; a Thing hidden by a moderator is gone for everyone but staff."""
+    if thing.is_hidden and not viewer_sees_hidden(viewer):
+        return False
     return thing.is_published or thing_is_owner(viewer, thing)
 
 

@@ -4,6 +4,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from apps.core.moderation import visible_q
 from apps.things import rules
 from apps.things.models import Like, Tag, Thing, ThingTag, Watch
 # Module references (used at call time): both import this module back.
@@ -13,6 +14,28 @@ from apps.uploads import selectors as upload_selectors
 
 def _viewer_id(viewer):
     return viewer.pk if viewer is not None and viewer.is_authenticated else None
+
+
+# --- The one visibility rule of Things (spec §4.2 / §7 plus moderation, issue 5) -------------------------
+# Every list, count, search and lookup of Things filters through one of these two, so a Thing a moderator
+# hides vanishes everywhere at once for everyone but staff (its creator included: hidden means removed).
+
+
+def thing_visible_q(viewer, *, prefix: str = "") -> Q:
+    """Things `viewer` may see: published or their own, and never hidden (staff see hidden ones).
+
+    `prefix` walks a relation to the Thing ("thing__" from a collection or group entry)."""
+    visible = Q(**{f"{prefix}is_published": True})
+    viewer_id = _viewer_id(viewer)
+    if viewer_id is not None:
+        visible |= Q(**{f"{prefix}creator_id": viewer_id})
+    return visible & visible_q(viewer, prefix=prefix)
+
+
+def thing_public_q(viewer=None, *, prefix: str = "") -> Q:
+    """Things of the public lists and their counters: published and not hidden (staff see hidden ones).
+    Without a viewer (the admin's counters), hidden Things are left out as for the public."""
+    return Q(**{f"{prefix}is_published": True}) & visible_q(viewer, prefix=prefix)
 
 
 def _with_default_image(qs: QuerySet) -> QuerySet:
@@ -61,20 +84,18 @@ def _with_tag_names(qs: QuerySet) -> QuerySet:
 
 
 def thing_list_visible(*, viewer) -> QuerySet:
-    """Published Things, plus the viewer's own unpublished ones. Newest first, ties broken by id."""
-    viewer_id = _viewer_id(viewer)
-    visible = Q(is_published=True)
-    if viewer_id is not None:
-        visible |= Q(creator_id=viewer_id)
-    return thing_short_queryset().filter(visible).order_by("-added", "-id")
+    """Published Things, plus the viewer's own unpublished ones, never hidden ones (thing_visible_q).
+    Newest first, ties broken by id."""
+    return thing_short_queryset().filter(thing_visible_q(viewer)).order_by("-added", "-id")
 
 
 def thing_list_published(*, viewer) -> QuerySet:
-    return thing_short_queryset().filter(is_published=True).order_by("-added", "-id")
+    return thing_short_queryset().filter(thing_public_q(viewer)).order_by("-added", "-id")
 
 
 def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
-    """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid or deleted → 404."""
+    """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid, deleted or hidden by a
+    moderator → 404 (hidden: for everyone but staff, the creator included)."""
     try:
         thing_id = int(thing_id)
     except (TypeError, ValueError):
@@ -82,7 +103,7 @@ def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
     qs = thing_queryset(viewer=viewer)
     if detail:
         qs = _with_tag_names(qs)
-    thing = qs.filter(pk=thing_id).first()
+    thing = qs.filter(visible_q(viewer), pk=thing_id).first()
     if thing is None:
         raise NotFound()
     if not thing.is_published:
@@ -94,12 +115,13 @@ def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
 
 
 def thing_get_any(thing_id, *, viewer) -> Thing:
-    """spec §4.2 hack-the-pandemic-thing: unpublished Things too, for every user; 404 only if missing."""
+    """spec §4.2 hack-the-pandemic-thing: unpublished Things too, for every user; 404 if missing or
+    hidden by a moderator (staff excepted)."""
     try:
         thing_id = int(thing_id)
     except (TypeError, ValueError):
         raise NotFound() from None
-    thing = _with_tag_names(thing_queryset(viewer=viewer)).filter(pk=thing_id).first()
+    thing = _with_tag_names(thing_queryset(viewer=viewer)).filter(visible_q(viewer), pk=thing_id).first()
     if thing is None:
         raise NotFound()
     return thing
@@ -148,10 +170,10 @@ def category_tree_order() -> list:
     ]
 
 
-def category_list() -> QuerySet:
+def category_list(*, viewer=None) -> QuerySet:
     """Every category in tree order, with `thing_count`: published Things in the category and its
-    sub-categories."""
-    published = Thing.objects.filter(_in_category_tree(OuterRef("pk")), is_published=True)
+    sub-categories that `viewer` may see (hidden ones only for staff)."""
+    published = Thing.objects.filter(_in_category_tree(OuterRef("pk")), thing_public_q(viewer))
     return (
         Category.objects.select_related("parent")
         .annotate(thing_count=_count_of(published))
@@ -159,10 +181,10 @@ def category_list() -> QuerySet:
     )
 
 
-def category_get(raw_slug: str) -> Category:
+def category_get(raw_slug: str, *, viewer=None) -> Category:
     """spec §4.7: 404 for an unknown category. The segment goes through the slug rule, so a client
     sending the name ('Replacement Parts') or another case finds 'replacement-parts' too."""
-    category = category_list().filter(slug=category_slug(raw_slug)).first()
+    category = category_list(viewer=viewer).filter(slug=category_slug(raw_slug)).first()
     if category is None:
         raise NotFound()
     return category
@@ -173,24 +195,25 @@ def category_list_things(*, category, viewer) -> QuerySet:
     return thing_list_published(viewer=viewer).filter(_in_category_tree(category.pk))
 
 
-def tag_list() -> QuerySet:
-    """spec §4.7 "all tags in alphabetical order": the tags of at least one published Thing, with
-    `thing_count`. Alphabetical ignores case; ties (impossible by the unique index) by id."""
-    # filter() before annotate(): the count runs over the same join, so it counts published Things only.
+def tag_list(*, viewer=None) -> QuerySet:
+    """spec §4.7 "all tags in alphabetical order": the tags of at least one published Thing `viewer` may
+    see, with `thing_count`. Alphabetical ignores case; ties (impossible by the unique index) by id."""
+    # One filter() before annotate(): the count runs over the same join, so it counts those Things only.
     return (
-        Tag.objects.filter(things__is_published=True)
+        Tag.objects.filter(thing_public_q(viewer, prefix="things__"))
         .annotate(thing_count=Count("things"))
         .order_by(Lower("name"), "id")
     )
 
 
-def tag_get(raw_tag: str) -> Tag:
+def tag_get(raw_tag: str, *, viewer=None) -> Tag:
     """spec §4.7: the segment normalised as in §2, matched ignoring case. A tag no published Thing
-    carries is 404 like an unknown one: it is not in the public list, and a draft's tags stay private."""
+    carries is 404 like an unknown one: it is not in the public list, and a draft's tags stay private
+    (so do a hidden Thing's)."""
     name = tag_normalize(raw_tag)
     if not name:
         raise NotFound()
-    tag = tag_list().alias(name_lower=Lower("name")).filter(name_lower=name.lower()).first()
+    tag = tag_list(viewer=viewer).alias(name_lower=Lower("name")).filter(name_lower=name.lower()).first()
     if tag is None:
         raise NotFound()
     return tag
@@ -233,12 +256,12 @@ def thing_get_for_page(thing_id: int, *, viewer) -> Thing:
     """The site page's Thing (pages.thing_page): what the API detail loads plus the category's parent.
 
     The page answers 404 for anything the viewer may not see (no 401/403 there: a visitor learns nothing
-    about someone else's draft)."""
+    about someone else's draft), hidden Things included."""
     thing = (
         thing_queryset(viewer=viewer)
         .select_related("category__parent")
         .prefetch_related(Prefetch("tags", queryset=Tag.objects.order_by("thingtag__position", "name")))
-        .filter(pk=thing_id)
+        .filter(visible_q(viewer), pk=thing_id)
         .first()
     )
     if thing is None or not rules.thing_can_view(viewer, thing):
@@ -262,17 +285,22 @@ def thing_get_own(thing_id, *, viewer, detail: bool = False) -> Thing:
 
 
 def thing_list_for_user(*, owner, viewer) -> QuerySet:
-    """spec §4.1 /users/{username}/things: newest first; drafts only on the caller's own list."""
-    things = thing_short_queryset().filter(creator=owner)
-    if _viewer_id(viewer) != owner.pk:
-        things = things.filter(is_published=True)
-    return things.order_by("-added", "-id")
+    """spec §4.1 /users/{username}/things: newest first; drafts only on the caller's own list, hidden
+    Things on nobody's (staff excepted)."""
+    return thing_list_visible(viewer=viewer).filter(creator=owner)
 
 
 def thing_list_liked_by(*, user, viewer) -> QuerySet:
     """spec §4.1 /users/{username}/likes: the Things `user` liked that `viewer` may see, newest like first."""
     # One join to the user's likes (index things_like_user_idx), reused by the ORDER BY.
     return thing_list_visible(viewer=viewer).filter(likes__user=user).order_by("-likes__created", "-id")
+
+
+def thing_list_favorited_by(*, user, viewer) -> QuerySet:
+    """spec §4.1 /users/{username}/favorites: the user's likes as Favorites, each Thing with `favorited`
+    (when it was liked). The same rows and order as thing_list_liked_by."""
+    # F() reuses the join of the filter, so `favorited` is the like row the list is ordered by.
+    return thing_list_liked_by(user=user, viewer=viewer).annotate(favorited=F("likes__created"))
 
 
 def thing_list_ancestors(*, thing, viewer) -> QuerySet:
@@ -295,9 +323,10 @@ def thing_liker_list(*, thing) -> QuerySet:
     )
 
 
-def thing_tag_list(*, thing) -> QuerySet:
-    """spec §4.2 GET /things/{id}/tags: in the Thing's order, each with `thing_count` (published Things)."""
-    published = ThingTag.objects.filter(tag=OuterRef("pk"), thing__is_published=True)
+def thing_tag_list(*, thing, viewer=None) -> QuerySet:
+    """spec §4.2 GET /things/{id}/tags: in the Thing's order, each with `thing_count` (the published
+    Things `viewer` may see, as /tags/{tag}/ counts them)."""
+    published = ThingTag.objects.filter(thing_public_q(viewer, prefix="thing__"), tag=OuterRef("pk"))
     return (
         Tag.objects.filter(thingtag__thing=thing)
         .annotate(thing_count=_count_of(published))
@@ -305,13 +334,13 @@ def thing_tag_list(*, thing) -> QuerySet:
     )
 
 
-def thing_category_list(*, thing) -> QuerySet:
+def thing_category_list(*, thing, viewer=None) -> QuerySet:
     """spec §4.2 GET /things/{id}/categories: the Thing's category, then its parent (none: empty)."""
     if thing.category_id is None:
         return Category.objects.none()
     ids = [thing.category_id] + ([thing.category.parent_id] if thing.category.parent_id else [])
     # The child has a parent and the parent has none: nulls last puts the Thing's own category first.
-    return category_list().filter(pk__in=ids).order_by(F("parent_id").asc(nulls_last=True), "id")
+    return category_list(viewer=viewer).filter(pk__in=ids).order_by(F("parent_id").asc(nulls_last=True), "id")
 
 
 def thing_package_url(*, thing) -> str | None:

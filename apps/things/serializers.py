@@ -58,6 +58,21 @@ class ThingShortSerializer(serializers.Serializer):
         }
 
 
+class FavoriteSerializer(ThingShortSerializer):
+    """A Favorite (spec §4.1 /users/{username}/favorites): the short Thing the user liked, plus
+    `favorited`, when they liked it. Favorites and likes are one thing, as in the original API."""
+
+    favorited = serializers.SerializerMethodField()
+
+    def get_favorited(self, thing) -> str:
+        return iso8601(thing.favorited)
+
+    def to_representation(self, thing):
+        data = ThingShortSerializer(context=self.context).to_representation(thing)
+        data["favorited"] = iso8601(thing.favorited)
+        return data
+
+
 class ThingSerializer(ThingShortSerializer):
     """The full Thing (spec §2): every field, the sub-collection URLs under both names (compat).
 

@@ -8,7 +8,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from apps.accounts.models import Event
-from apps.accounts.services import event_record
+from apps.accounts.services import event_record, event_retract
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.core.licenses import THING_LICENSES
 from apps.search import services as search_services
@@ -231,7 +231,9 @@ def thing_like(*, user, thing: Thing) -> None:
 
 
 def thing_unlike(*, user, thing: Thing) -> None:
-    """Unlike a Thing (spec §3); not liking it already is fine. Same lock as thing_like."""
+    """Unlike a Thing (spec §3); not liking it already is fine. Same lock as thing_like.
+
+    Side effects: the like's event is taken back, so liking again counts once (accounts.event_retract)."""
     reasons = rules.thing_like_blockers(user, thing)
     if reasons:
         raise RuleViolation(reasons[0])
@@ -240,6 +242,7 @@ def thing_unlike(*, user, thing: Thing) -> None:
         deleted, _ = Like.objects.filter(user=user, thing=thing).delete()
         if deleted:
             Thing.objects.filter(pk=thing.pk).update(like_count=F("like_count") - 1)
+            event_retract(actor=user, kind=Event.Kind.LIKE, target_type="thing", target_id=thing.pk)
 
 
 def thing_likes_release_for_user(*, user) -> None:

@@ -27,4 +27,5 @@ urlpatterns: list = [
     # spec §4.1: the Things lists of a user (the `username` converter is registered by apps.accounts).
     path("users/<username:username>/things", views.UserThingsView.as_view(), name="user-things"),
     path("users/<username:username>/likes", views.UserLikesView.as_view(), name="user-likes"),
+    path("users/<username:username>/favorites", views.UserFavoritesView.as_view(), name="user-favorites"),
 ] + catalog_urlpatterns

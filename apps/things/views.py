@@ -13,9 +13,12 @@ from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.api import ok, paginated_response, parse_input
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
+from apps.makes import selectors as make_selectors
+from apps.makes.serializers import MakeSerializer
 from apps.things import selectors, services
 from apps.things.serializers import (
     CategorySerializer,
+    FavoriteSerializer,
     PackageBuildingSerializer,
     PackageUrlSerializer,
     TagSerializer,
@@ -28,7 +31,8 @@ from apps.things.serializers import (
 
 PACKAGE_RETRY_AFTER_SECONDS = 5
 MATRIX = (
-    "Unpublished and unauthenticated: 401. Unpublished and not owned: 403. Invalid or deleted: 404."
+    "Unpublished and unauthenticated: 401. Unpublished and not owned: 403. Invalid, deleted or hidden by a "
+    "moderator: 404."
 )
 
 
@@ -181,7 +185,8 @@ class ThingTagsView(APIView):
     )
     def get(self, request, thing_id):
         thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
-        return paginated_response(request, selectors.thing_tag_list(thing=thing), TagSerializer, view=self)
+        tags = selectors.thing_tag_list(thing=thing, viewer=request.user)
+        return paginated_response(request, tags, TagSerializer, view=self)
 
 
 class ThingCategoriesView(APIView):
@@ -193,7 +198,7 @@ class ThingCategoriesView(APIView):
     )
     def get(self, request, thing_id):
         thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
-        categories = selectors.thing_category_list(thing=thing)
+        categories = selectors.thing_category_list(thing=thing, viewer=request.user)
         return paginated_response(request, categories, CategorySerializer, view=self)
 
 
@@ -212,14 +217,15 @@ class ThingHackThePandemicView(APIView):
 class ThingPrintsView(APIView):
     @extend_schema(
         parameters=[THING_PARAM],
-        responses=ThingShortSerializer(many=True),
+        responses=MakeSerializer(many=True),
         summary="List a Thing's prints",
-        description="The prints of a Thing are its makes (copies). Always empty until makes exist.",
+        description="A Thing's prints are its makes (copies, in the DECISIONS.md Copy shape), newest first. "
+        + MATRIX,
     )
     def get(self, request, thing_id):
-        selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
-        # Prints are the Thing's makes (copies), which arrive with the makes work: none exist yet.
-        return paginated_response(request, [], ThingShortSerializer, view=self)
+        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        makes = make_selectors.make_list_for_thing(thing=thing, viewer=request.user)
+        return paginated_response(request, makes, MakeSerializer, view=self)
 
 
 class ThingPackageUrlView(APIView):
@@ -265,3 +271,17 @@ class UserLikesView(APIView):
         user = user_get_by_name(username, viewer=request.user)
         things = selectors.thing_list_liked_by(user=user, viewer=request.user)
         return paginated_response(request, things, ThingShortSerializer, view=self)
+
+
+class UserFavoritesView(APIView):
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        responses=FavoriteSerializer(many=True),
+        summary="List a user's favorites",
+        description="A favorite is a liked Thing: the short Thing plus `favorited`, when the user liked it. "
+        "Newest first, only Things the caller may see. 404 if the user does not exist.",
+    )
+    def get(self, request, username):
+        user = user_get_by_name(username, viewer=request.user)
+        things = selectors.thing_list_favorited_by(user=user, viewer=request.user)
+        return paginated_response(request, things, FavoriteSerializer, view=self)

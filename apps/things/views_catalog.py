@@ -45,13 +45,14 @@ class CategoryListView(APIView):
         description="Every category in tree order: each top-level category followed by its children.",
     )
     def get(self, request):
-        return paginated_response(request, selectors.category_list(), CategoryTreeSerializer, view=self)
+        categories = selectors.category_list(viewer=request.user)
+        return paginated_response(request, categories, CategoryTreeSerializer, view=self)
 
 
 class CategoryDetailView(APIView):
     @extend_schema(parameters=[SLUG_PARAM], responses=CategoryTreeSerializer, summary="Get a category")
     def get(self, request, slug):
-        category = selectors.category_get(slug)
+        category = selectors.category_get(slug, viewer=request.user)
         return Response(CategoryTreeSerializer(category, context={"request": request}).data)
 
 
@@ -64,7 +65,7 @@ class CategoryThingsView(APIView):
         "404 if the category does not exist.",
     )
     def get(self, request, slug):
-        category = selectors.category_get(slug)
+        category = selectors.category_get(slug, viewer=request.user)
         return _things_response(
             request, self, selectors.category_list_things(category=category, viewer=request.user)
         )
@@ -77,13 +78,13 @@ class TagListView(APIView):
         description="Every tag carried by at least one published Thing, in alphabetical order.",
     )
     def get(self, request):
-        return paginated_response(request, selectors.tag_list(), TagSerializer, view=self)
+        return paginated_response(request, selectors.tag_list(viewer=request.user), TagSerializer, view=self)
 
 
 class TagDetailView(APIView):
     @extend_schema(parameters=[TAG_PARAM], responses=TagSerializer, summary="Get a tag")
     def get(self, request, tag):
-        found = selectors.tag_get(tag)
+        found = selectors.tag_get(tag, viewer=request.user)
         return Response(TagSerializer(found, context={"request": request}).data)
 
 
@@ -95,7 +96,7 @@ class TagThingsView(APIView):
         description="Published Things with the tag, newest first. 404 if no published Thing has the tag.",
     )
     def get(self, request, tag):
-        found = selectors.tag_get(tag)
+        found = selectors.tag_get(tag, viewer=request.user)
         return _things_response(request, self, selectors.tag_list_things(tag=found, viewer=request.user))
 
 

@@ -13,6 +13,8 @@ class Upload(models.Model):
         THING_FILE = "thing_file", "Thing file"
         THING_IMAGE = "thing_image", "Thing image"
         COPY_IMAGE = "copy_image", "Copy (make) image"
+        # POST /things/{id}/copies: target_id is the Thing; finalize creates the make with this image.
+        COPY_NEW = "copy_new", "New copy (make) with its first image"
         AVATAR = "avatar", "User avatar"
         COVER = "cover", "User cover"
         GROUP_IMAGE = "group_image", "Group image"
@@ -25,7 +27,7 @@ class Upload(models.Model):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="uploads")
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    target_id = models.BigIntegerField(help_text="Thing, copy, user or group id, by kind")
+    target_id = models.BigIntegerField(help_text="Thing, copy, user or group id, by kind (copy_new: the Thing)")
     filename = models.CharField(max_length=255)
     content_type = models.CharField(max_length=100)
     key = models.CharField(max_length=512, unique=True, help_text="Object key chosen by the server")
@@ -73,7 +75,12 @@ class Image(models.Model):
     """An image of a Thing or of a copy (make). `sizes` lists the rendered variants (DECISIONS.md)."""
 
     thing = models.ForeignKey("things.Thing", null=True, blank=True, on_delete=models.CASCADE, related_name="images")
-    copy_id = models.BigIntegerField(null=True, blank=True, help_text="The copy (make) it belongs to")
+    # The column stays `copy_id` (this was a plain id before the makes app existed); a make's images go
+    # with it, as a Thing's do.
+    copy = models.ForeignKey(
+        "makes.Make", null=True, blank=True, on_delete=models.CASCADE, related_name="images",
+        help_text="The copy (make) it belongs to",
+    )
     name = models.CharField(max_length=255)
     key = models.CharField(max_length=512)
     size = models.BigIntegerField()

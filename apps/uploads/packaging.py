@@ -24,6 +24,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from apps.accounts.links import user_public_url
+from apps.core.enqueue import task_enqueue_on_commit
 from apps.core.exceptions import NotFound
 from apps.core.licenses import license_name
 from apps.things.links import thing_public_url
@@ -148,7 +149,8 @@ def thing_package_request(*, thing) -> str | None:
         if _claim_build(thing.pk, signature):
             from apps.uploads.package_tasks import package_build
 
-            transaction.on_commit(lambda: package_build.delay(thing.pk))
+            # Broker down: the package stays `building` and a poll after BUILD_REQUEUE_SECONDS queues again.
+            task_enqueue_on_commit(package_build, (thing.pk,), sweep="the next package-url poll")
     return None
 
 

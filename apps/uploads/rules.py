@@ -37,6 +37,7 @@ IMAGE_ONLY_KINDS = frozenset(
     {
         Upload.Kind.THING_IMAGE,
         Upload.Kind.COPY_IMAGE,
+        Upload.Kind.COPY_NEW,
         Upload.Kind.AVATAR,
         Upload.Kind.COVER,
         Upload.Kind.GROUP_IMAGE,

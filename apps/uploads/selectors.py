@@ -35,24 +35,29 @@ def default_image_order() -> list:
     return ["-featured", "rank", "added", "id"]
 
 
-def thing_default_image_row():
-    """Correlated subquery (OuterRef "pk" = the Thing): its default live image as one JSON object, so
-    a page of Things gets its images in the same statement (never N+1)."""
+def _default_image_row(**owner):
     row = JSONObject(
         id="id", name="name", key="key", added="added", rank="rank", featured="featured", sizes="sizes"
     )
-    images = (
-        Image.objects.filter(thing_id=OuterRef("pk"), status=LIVE)
-        .order_by(*default_image_order())
-        .values(row=row)[:1]
-    )
+    images = Image.objects.filter(status=LIVE, **owner).order_by(*default_image_order()).values(row=row)[:1]
     return Subquery(images, output_field=JSONField())
 
 
-def thing_first_file_thumbnail_key():
+def thing_default_image_row(outer: str = "pk"):
+    """Correlated subquery (OuterRef `outer` = the Thing's id): its default live image as one JSON
+    object, so a page of Things gets its images in the same statement (never N+1)."""
+    return _default_image_row(thing_id=OuterRef(outer))
+
+
+def copy_default_image_row(outer: str = "pk"):
+    """The same for a copy (make): its featured live image, else the first by rank (its thumbnail)."""
+    return _default_image_row(copy_id=OuterRef(outer))
+
+
+def thing_first_file_thumbnail_key(outer: str = "pk"):
     """Correlated subquery: the render of the Thing's first live file that has one ("" when none)."""
     files = (
-        ThingFile.objects.filter(thing_id=OuterRef("pk"), status=LIVE)
+        ThingFile.objects.filter(thing_id=OuterRef(outer), status=LIVE)
         .exclude(thumbnail_key="")
         .order_by("added", "id")
         .values("thumbnail_key")[:1]

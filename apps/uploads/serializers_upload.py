@@ -2,13 +2,14 @@
 
 from rest_framework import serializers
 
+from apps.core.fields import StrictCharField
 from apps.uploads.rules import FILENAME_MAX_LENGTH
 
 
 class UploadStartInput(serializers.Serializer):
     """Body of every upload start (spec §4.1 avatar/cover-image, §4.2 POST /things/{id}/files)."""
 
-    filename = serializers.CharField(
+    filename = StrictCharField(
         max_length=FILENAME_MAX_LENGTH,
         help_text="The file's name. Only its last path segment is kept; the object key is chosen by "
         "the service.",

@@ -17,7 +17,15 @@ from django.utils import timezone
 
 from apps.accounts.models import User
 from apps.core.api import api_url
-from apps.core.exceptions import DomainError, NotFound, PermissionDenied, RuleViolation, ValidationFailed
+from apps.core.enqueue import task_enqueue
+from apps.core.exceptions import (
+    DomainError,
+    NotFound,
+    PermissionDenied,
+    RuleViolation,
+    ServiceUnavailable,
+    ValidationFailed,
+)
 from apps.things.models import Thing
 from apps.uploads import rules, store
 from apps.uploads.models import Image, ThingFile, Upload
@@ -29,6 +37,8 @@ ACL = "private"  # every download goes through a signed URL (store.download_url)
 # expired: until then a client may still POST bytes to a failed upload's key.
 STRAY_OBJECT_WINDOW = timedelta(minutes=30)
 VERIFY_MAX_ATTEMPTS = 4
+# docs/reliability.md: an unreachable store at finalize is a 503; the upload stays pending meanwhile.
+STORE_RETRY_AFTER_SECONDS = 30
 
 
 class UploadProblem(RuleViolation):
@@ -36,6 +46,16 @@ class UploadProblem(RuleViolation):
 
     def __init__(self, error_type: str):
         super().__init__(rules.MESSAGES[error_type], error_type=error_type)
+
+
+class StoreUnavailable(ServiceUnavailable):
+    """503 of a finalize while the object store cannot be reached: nothing changed, finalize again later."""
+
+    error_type = "STORE_UNAVAILABLE"
+    default_message = "The file store cannot be reached; the upload is still pending, finalize it later."
+
+    def __init__(self):
+        super().__init__(retry_after=STORE_RETRY_AFTER_SECONDS)
 
 
 class _TargetGone(Exception):
@@ -99,8 +119,9 @@ def upload_descriptor(*, upload: Upload) -> dict:
 def upload_finalize(*, upload_id, user) -> dict:
     """spec §4.3 POST /files/{id}/finalize: the caller's pending upload becomes a file or an image.
 
-    Idempotent: once finalized, every call answers the same summary. Side effects: processing is
-    enqueued on commit; a rejected object is deleted from the store.
+    Idempotent: once finalized, every call answers the same summary. An unreachable store is
+    StoreUnavailable (503) with the upload left pending (the store is asked before any row changes).
+    Side effects: processing is enqueued on commit; a rejected object is deleted from the store.
     """
     try:
         upload_id = int(upload_id)
@@ -111,7 +132,12 @@ def upload_finalize(*, upload_id, user) -> dict:
         raise NotFound()
     if not rules.upload_can_finalize(upload, user=user):
         raise PermissionDenied()
-    return _upload_settle(upload)
+    try:
+        return _upload_settle(upload)
+    except store.StoreError as exc:
+        # Not in _upload_settle: upload_verify lets StoreError reach its task, which retries with backoff.
+        log.warning("finalize of upload %s: store unavailable: %s", upload.pk, exc)
+        raise StoreUnavailable() from exc
 
 
 def upload_summary(*, upload: Upload) -> dict:
@@ -203,24 +229,27 @@ def _finalize_thing_file(upload: Upload, *, size: int) -> None:
     transaction.on_commit(partial(_processing_enqueue, "file_process", upload.file.pk))
 
 
+def upload_image_attach(
+    upload: Upload, *, size: int, thing_id: int | None = None, copy_id: int | None = None
+) -> Image:
+    """The upload becomes an image of a Thing or of a copy (make); for finalizers, under the Upload's lock.
+
+    Side effects: the image's processing (its sizes) is enqueued on commit.
+    """
+    upload.image = Image.objects.create(
+        thing_id=thing_id, copy_id=copy_id, name=upload.filename, key=upload.key, size=size
+    )
+    transaction.on_commit(partial(_processing_enqueue, "image_process", upload.image.pk))
+    return upload.image
+
+
 def _finalize_thing_image(upload: Upload, *, size: int) -> None:
     if (
         Thing.objects.select_for_update().filter(pk=upload.target_id).values_list("pk", flat=True).first()
         is None
     ):
         raise _TargetGone()
-    upload.image = Image.objects.create(
-        thing_id=upload.target_id, name=upload.filename, key=upload.key, size=size
-    )
-    transaction.on_commit(partial(_processing_enqueue, "image_process", upload.image.pk))
-
-
-def _finalize_copy_image(upload: Upload, *, size: int) -> None:
-    # TODO(copies): lock the copy and raise _TargetGone when it was deleted, once the copies app exists.
-    upload.image = Image.objects.create(
-        copy_id=upload.target_id, name=upload.filename, key=upload.key, size=size
-    )
-    transaction.on_commit(partial(_processing_enqueue, "image_process", upload.image.pk))
+    upload_image_attach(upload, size=size, thing_id=upload.target_id)
 
 
 def _finalize_user_image(field: str, upload: Upload, *, size: int) -> None:
@@ -238,14 +267,13 @@ def _finalize_user_image(field: str, upload: Upload, *, size: int) -> None:
 _FINALIZERS: dict[str, Callable] = {
     Upload.Kind.THING_FILE: _finalize_thing_file,
     Upload.Kind.THING_IMAGE: _finalize_thing_image,
-    Upload.Kind.COPY_IMAGE: _finalize_copy_image,
     Upload.Kind.AVATAR: partial(_finalize_user_image, "avatar"),
     Upload.Kind.COVER: partial(_finalize_user_image, "cover"),
 }
 
 
 def upload_finalizer_register(kind: str, finalizer: Callable) -> None:
-    """For apps that come later (groups): `finalizer(upload, *, size)` runs under the Upload's lock,
+    """For apps that come later (groups, makes): `finalizer(upload, *, size)` runs under the Upload's lock,
     sets what the upload became and raises LookupError when the target is gone."""
 
     def wrapped(upload, *, size):
@@ -337,11 +365,13 @@ def _object_delete(key: str) -> None:
 def _verify_schedule(upload_id: int, *, countdown: int, attempt: int = 0) -> None:
     from apps.uploads.tasks import upload_verify as task
 
-    task.apply_async((upload_id,), {"attempt": attempt}, countdown=countdown)
+    # Broker down: the upload stays pending; the client's finalize or uploads_sweep_expired settles it.
+    task_enqueue(task, (upload_id,), {"attempt": attempt}, countdown=countdown, sweep="uploads_sweep_expired")
 
 
 def _processing_enqueue(task_name: str, record_id: int) -> None:
     # Imported here: processing imports the models and store of this app, never the other way round.
     from apps.uploads.processing import tasks as processing
 
-    getattr(processing, task_name).delay(record_id)
+    # Broker down: the row stays `processing`; processing_requeue_stuck re-queues it (STUCK_AFTER).
+    task_enqueue(getattr(processing, task_name), (record_id,), sweep="processing_requeue_stuck")

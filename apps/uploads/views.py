@@ -94,7 +94,8 @@ class UploadFinalizeView(APIView):
         "processed in the background). The body is ignored (empty, `null` or the form fields echoed). "
         "Idempotent: calling again answers the same summary. 400 `UPLOAD_MISSING` while the bytes have "
         "not arrived (retry later), `UPLOAD_EMPTY`, `UPLOAD_TOO_LARGE`, `UPLOAD_EXPIRED`, `UPLOAD_FAILED`; "
-        "another user's upload: 403; unknown: 404.",
+        "another user's upload: 403; unknown: 404. 503 `STORE_UNAVAILABLE` with `Retry-After` while the file "
+        "store cannot be reached: nothing changed, the upload stays pending; finalize again later.",
     )
     def post(self, request, upload_id):
         return Response(services.upload_finalize(upload_id=upload_id, user=request.user))

@@ -21,6 +21,7 @@ from django.db.models import F
 from django.utils import timezone
 from oauth2_provider.models import get_application_model
 
+from apps.core.enqueue import task_enqueue
 from apps.core.exceptions import RuleViolation
 from apps.webhooks import delivery as http
 from apps.webhooks import rules, signing
@@ -33,10 +34,9 @@ Application = get_application_model()
 def _enqueue(delivery_id: int, *, countdown: float | None = None) -> None:
     from apps.webhooks.tasks import deliver  # tasks import this module
 
-    if countdown:
-        deliver.apply_async((delivery_id,), countdown=countdown)
-    else:
-        deliver.delay(delivery_id)
+    # The outbox row is the record: with the broker down the request still succeeds and
+    # webhooks_dispatch_due (every 30 s) queues the pending, due row once Redis is back.
+    task_enqueue(deliver, (delivery_id,), countdown=countdown or None, sweep="webhooks_dispatch_due")
 
 
 def _enqueue_on_commit(delivery_id: int, *, countdown: float | None = None) -> None:

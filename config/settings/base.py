@@ -78,6 +78,8 @@ INSTALLED_APPS = [
     "apps.thingcollections",
     "apps.groups",
     "apps.makes",
+    "apps.comments",
+    "apps.thingapps",
     "apps.demo",
     "oauth2_provider",
 ]
@@ -154,8 +156,17 @@ AWS_S3_FILE_OVERWRITE = False
 EMAIL_CONFIG = env.email_url_config(EMAIL_URL)
 vars().update(EMAIL_CONFIG)
 
+# Fails open (apps/core/cache.py): a Redis outage costs queries, never requests; short socket timeouts
+# keep a hung Redis from holding them (docs/reliability.md).
+CACHE_REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 1.0}
 CACHES = (
-    {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    {
+        "default": {
+            "BACKEND": "apps.core.cache.FailOpenRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": CACHE_REDIS_OPTIONS,
+        }
+    }
     if REDIS_URL
     else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 )
@@ -178,7 +189,19 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Thingyard API",
-    "DESCRIPTION": "Public REST API of Thingyard, wire-compatible with the design-sharing API spec.",
+    "DESCRIPTION": (
+        "Public REST API of Thingyard, wire-compatible with the design-sharing API spec.\n\n"
+        "Every request needs an OAuth access token, as `Authorization: Bearer <token>` or the "
+        "`access_token` query parameter. Bodies are JSON (`null` or no body means no fields). Every path "
+        "answers with and without its trailing slash. Lists take `page` and `per_page` (30 by default, "
+        "at most 100) and return `Link` headers. Every response after authentication carries "
+        "`X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (300 requests per 5 "
+        "minutes). Errors are `{\"error\", \"code\", \"type\"}` (the `Error` schema) with an `X-Error` "
+        "header.\n\n"
+        "JSON-P: any GET takes `callback` (letters, digits, `_`, `$`, `.`; at most 64) and then answers "
+        "`/**/callback(<the JSON>);` as `application/javascript`; another `callback` is 400 "
+        "`INVALID_CALLBACK`."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -227,7 +250,8 @@ OAUTH2_PROVIDER = {
 # --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.cors) -------
 CORS_ALLOW_ALL_ORIGINS = False
 CORS_ALLOW_CREDENTIALS = False
-CORS_URLS_REGEX = r"^/(?!login/|admin/|developers/|account/|signup/|logout/).*$"
+# Site pages never answer other origins; thing-apps/ is the SDK host's session endpoints (issue 7).
+CORS_URLS_REGEX = r"^/(?!login/|admin/|developers/|account/|signup/|logout/|thing-apps/).*$"
 CORS_ALLOW_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["authorization", "content-type"]
 CORS_EXPOSE_HEADERS = ["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Error"]
@@ -236,6 +260,15 @@ CORS_EXPOSE_HEADERS = ["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-
 CELERY_BROKER_URL = CELERY_BROKER_URL or REDIS_URL or "memory://"
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
+# A publish retries once at once (a pooled connection may be stale after a Redis restart), then fails
+# fast: a request never waits on a dead broker (Celery's default is ~0.6 s); rows and sweeps recover the
+# work (apps/core/enqueue.py, docs/reliability.md).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.05,
+    "interval_max": 0.05,
+}
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -260,7 +293,13 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Tokens, codes and client secrets never reach a log line (apps/core/redaction.py, RFC 9700 §4.3).
+    "filters": {"redact": {"()": "apps.core.redaction.RedactingFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # runserver's request lines (`make run`): Django's own handler for them has no filter.
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }

@@ -25,3 +25,6 @@ STORAGES = {
 # Persistent connections: these are per-database keys (top-level names are never read by Django).
 DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
+# An unreachable (not refusing) database host fails a request in seconds, as a 503, instead of hanging
+# the worker until gunicorn kills it; a `connect_timeout` in DATABASE_URL wins.
+DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)  # noqa: F405

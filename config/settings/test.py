@@ -1,11 +1,17 @@
 """Test settings: the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL, default the local servers)."""
 from .base import *  # noqa: F401,F403
-from .base import DATABASE_URL, REDIS_URL, env
+from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, REDIS_URL, env
 
 DATABASES = {"default": env.db_url_config(DATABASE_URL or "postgres://postgres@127.0.0.1:5432/thingyard")}
 _redis = REDIS_URL or "redis://127.0.0.1:6379/0"
 REDIS_URL = _redis
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _redis}}
+CACHES = {
+    "default": {
+        "BACKEND": "apps.core.cache.FailOpenRedisCache",
+        "LOCATION": _redis,
+        "OPTIONS": CACHE_REDIS_OPTIONS,
+    }
+}
 CELERY_BROKER_URL = _redis
 # Tasks run in-process, synchronously, so a test observes their effect; they still go through Celery.
 CELERY_TASK_ALWAYS_EAGER = True

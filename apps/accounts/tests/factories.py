@@ -23,9 +23,10 @@ class EventFactory(factory.django.DjangoModelFactory):
 
     recipient = factory.SubFactory(UserFactory)
     actor = factory.SubFactory(UserFactory)
-    kind = "like"
-    target_type = "thing"
-    target_id = 1
+    # A new follower by default: its target is the follower (accounts.services.user_follow).
+    kind = "follow"
+    target_type = "user"
+    target_id = factory.LazyAttribute(lambda event: event.actor.pk)
 
 
 class MessageFactory(factory.django.DjangoModelFactory):

@@ -1,6 +1,8 @@
 """A tiny URLconf of test-only API views that exercise the shared conventions (@pytest.mark.urls)."""
 from django.contrib.auth import get_user_model
+from django.db import InterfaceError, OperationalError
 from django.urls import path
+from kombu.exceptions import OperationalError as BrokerOperationalError
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -40,6 +42,21 @@ class CrashView(APIView):
         raise RuntimeError("boom")
 
 
+class DatabaseDownView(APIView):
+    def get(self, request):
+        raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
+
+
+class BrokerDownView(APIView):
+    def get(self, request):
+        raise BrokerOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+
+def plain_database_down(request):
+    # A Django view (site page, OAuth endpoint): the error reaches Django's handler500.
+    raise InterfaceError("connection already closed")
+
+
 class AppTokenView(APIView):
     permission_classes = [IsAppToken]
 
@@ -54,5 +71,10 @@ urlpatterns = [
     path("forbidden", ForbiddenView.as_view()),
     path("crash", CrashView.as_view()),
     path("app-only", AppTokenView.as_view()),
+    path("database-down", DatabaseDownView.as_view()),
+    path("broker-down", BrokerDownView.as_view()),
+    path("plain-database-down", plain_database_down),
     path("login/oauth/tokeninfo", EchoView.as_view()),
 ]
+
+handler500 = "apps.core.views.server_error"

@@ -46,3 +46,37 @@ def test_seed_demo_creates_demo_things_visible_through_the_api(db, s3, client_fo
     ]
     assert visitor.get("/categories/hobby/").json()["count"] == 2
     assert [t["name"] for t in visitor.get("/featured/").json()] == ["Articulated Robot Arm"]
+
+
+def test_seed_demo_adds_a_threaded_discussion_once(db, s3, client_for):
+    from django.contrib.auth import get_user_model
+
+    from apps.comments.models import Comment
+    from apps.demo.services import demo_seed
+    from apps.things.models import Thing
+
+    demo_seed()
+    demo_seed()  # idempotent: the discussion is not written twice
+    thing = Thing.objects.get(name="Parametric Shelf Bracket")
+    assert Comment.objects.filter(thing=thing).count() == 3
+    thing.refresh_from_db()
+    assert thing.comment_count == 3
+    client = client_for(get_user_model().objects.get(username="demo"))
+    threaded = client.get(f"/things/{thing.pk}/threaded-comments").json()
+    (root,) = threaded["threads"][""]
+    assert "<strong>Solid</strong>" in root["body_html"]
+    assert len(threaded["threads"][str(root["id"])]) == 2
+
+
+def test_seed_demo_registers_the_approved_example_thing_app(db, s3):
+    from oauth2_provider.models import get_application_model
+
+    from apps.demo.services import DEMO_THING_APP_CLIENT_ID, DEMO_THING_APP_URL, demo_seed
+    from apps.thingapps.rules import thing_app_is_listed
+
+    demo_seed()
+    app = get_application_model().objects.get(client_id=DEMO_THING_APP_CLIENT_ID)
+    assert app.application_url == DEMO_THING_APP_URL
+    assert thing_app_is_listed(
+        app_type=app.app_type, approval_state=app.approval_state, application_url=app.application_url
+    )

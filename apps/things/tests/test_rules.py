@@ -8,13 +8,13 @@ from apps.things import rules
 def _thing(**kw):
     defaults = dict(
         creator_id=1, is_published=False, name="Bracket", description="Holds shelves.", license="cc",
-        file_count=0,
+        file_count=0, is_hidden=False,
     )
     return SimpleNamespace(**{**defaults, **kw})
 
 
-def _user(pk):
-    return SimpleNamespace(pk=pk, is_authenticated=True)
+def _user(pk, *, is_staff=False):
+    return SimpleNamespace(pk=pk, is_authenticated=True, is_staff=is_staff)
 
 
 def test_only_the_creator_edits_and_sees_a_draft():
@@ -23,6 +23,14 @@ def test_only_the_creator_edits_and_sees_a_draft():
     assert not rules.thing_can_edit(_user(2), draft) and not rules.thing_can_view(_user(2), draft)
     assert not rules.thing_can_view(AnonymousUser(), draft)
     assert rules.thing_can_view(_user(2), _thing(is_published=True))
+
+
+def test_a_hidden_thing_is_seen_by_staff_only_not_even_its_creator():
+    hidden = _thing(is_published=True, is_hidden=True)
+    assert not rules.thing_can_view(_user(1), hidden)
+    assert not rules.thing_can_view(_user(2), hidden)
+    assert not rules.thing_can_view(AnonymousUser(), hidden)
+    assert rules.thing_can_view(_user(3, is_staff=True), hidden)
 
 
 def test_publish_blockers_name_every_reason():

@@ -8,6 +8,7 @@ from django.db import connection
 from django.utils import timezone
 
 from apps.core.exceptions import NotFound, PermissionDenied, ValidationFailed
+from apps.makes.tests.factories import MakeFactory
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
 from apps.uploads import rules, services, store
@@ -93,15 +94,19 @@ def test_start_is_generic_over_kinds_and_targets(user):
 
 @pytestmark_db
 def test_a_copy_image_upload_becomes_an_image_of_the_copy(user, s3):
-    upload = services.upload_start(owner=user, kind=Upload.Kind.COPY_IMAGE, target_id=42, filename="make.jpg")
+    # The finalizer is apps.makes' (registered in its AppConfig.ready).
+    make = MakeFactory(creator=user)
+    upload = services.upload_start(
+        owner=user, kind=Upload.Kind.COPY_IMAGE, target_id=make.pk, filename="make.jpg"
+    )
     store.put(upload.key, b"\xff\xd8not-really-a-jpeg")
     summary = services.upload_finalize(upload_id=upload.pk, user=user)
     image = Image.objects.get()
-    assert (image.copy_id, image.thing_id) == (42, None)
+    assert (image.copy_id, image.thing_id) == (make.pk, None)
     assert summary == {
         "id": image.pk,
         "name": "make.jpg",
-        "url": f"http://testserver/copies/42/images/{image.pk}",
+        "url": f"http://testserver/copies/{make.pk}/images/{image.pk}",
     }
 
 

@@ -67,6 +67,6 @@ def test_query_count_does_not_grow_with_followers(api, other_user, followers, dj
     # token; user by name; SAVEPOINT; SELECT follow; SAVEPOINT; INSERT follow; RELEASE; INSERT event; RELEASE
     with django_assert_num_queries(9):
         assert api.post(f"/users/{other_user.username}/followers").status_code == 200
-    # token; user by name; DELETE follow (Django collects nothing: no cascades from Follow)
-    with django_assert_num_queries(3):
+    # token; user by name; SAVEPOINT; DELETE follow (no cascades from Follow); DELETE its event; RELEASE
+    with django_assert_num_queries(6):
         assert api.delete(f"/users/{other_user.username}/followers").status_code == 200

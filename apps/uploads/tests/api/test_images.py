@@ -2,6 +2,7 @@
 import pytest
 
 from apps.accounts.tests.helpers import assert_error, assert_unauthorized
+from apps.makes.tests.factories import MakeFactory
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import Image, ProcessingStatus
 from apps.uploads.tests.file_factories import ImageFactory, exists, put
@@ -81,7 +82,9 @@ def test_others_see_only_live_images(client_for, user, other_user):
 def test_a_copys_image_or_another_things_image_is_404_here(api, other_user):
     thing = ThingFactory(creator=other_user)
     elsewhere = ImageFactory(thing=ThingFactory(creator=other_user))
-    copy_image = Image.objects.create(copy_id=1, name="make.jpg", key="k", size=1, status=ProcessingStatus.LIVE)
+    copy_image = Image.objects.create(
+        copy=MakeFactory(), name="make.jpg", key="k", size=1, status=ProcessingStatus.LIVE
+    )
     for image in (elsewhere, copy_image):
         assert_error(api.get(f"/things/{thing.pk}/images/{image.pk}"), 404)
     assert api.get(f"/things/{thing.pk}/images").json() == []

@@ -1,0 +1,50 @@
+"""Admin for comments: moderators hide them with a reason (core.moderation) or delete them. Every change
+goes through services, so the targets' comment_count stays exact (STYLE.md)."""
+from django.contrib import admin
+
+from apps.comments import services
+from apps.comments.models import Comment
+from apps.core.moderation import HideWithReasonAdminMixin
+
+MODERATION_FIELDS = ("is_hidden", "hidden_reason", "hidden_at", "hidden_by")
+
+
+@admin.register(Comment)
+class CommentAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "id", "target_type", "target_id", "user", "short_body", "is_deleted",
+        *HideWithReasonAdminMixin.moderation_list_display, "added",
+    )
+    list_select_related = ("user",)
+    list_filter = ("target_type", "is_hidden", "is_deleted")
+    search_fields = ("body", "user__username")
+    date_hierarchy = "added"
+    # Bodies, targets and states change through the API and the actions (hide with a reason, unhide,
+    # delete), never through a form: a form would bypass the rendered HTML and the counters.
+    fields = (
+        "target_type", "thing", "make", "topic", "parent", "depth", "user", "body", "body_html", "is_deleted",
+        "counted", *MODERATION_FIELDS, "added", "modified",
+    )
+    readonly_fields = fields
+    actions = HideWithReasonAdminMixin.actions
+
+    @admin.display(description="body")
+    def short_body(self, comment) -> str:
+        return comment.body if len(comment.body) <= 80 else comment.body[:79] + "…"
+
+    def has_add_permission(self, request):
+        return False
+
+    def on_hidden(self, obj):
+        services.comment_count_reconcile(comment=obj)
+
+    def on_unhidden(self, obj):
+        services.comment_count_reconcile(comment=obj)
+
+    def delete_model(self, request, obj):
+        services.comment_remove(comment_id=obj.pk)
+
+    def delete_queryset(self, request, queryset):
+        # Newest first: replies before their parents, so a thread deleted whole leaves no placeholder.
+        for pk in queryset.order_by("-pk").values_list("pk", flat=True):
+            services.comment_remove(comment_id=pk)

@@ -1,0 +1,149 @@
+"""Comment output (DECISIONS.md: Comment, plus `body_html`), the threaded result of spec §2, and the
+inputs of spec §4.6 and the targets' comment endpoints."""
+from rest_framework import serializers
+
+from apps.accounts.links import iso8601
+from apps.accounts.serializers import UserSummarySerializer
+from apps.comments.models import BODY_MAX_LENGTH, Comment
+from apps.core.api import MAX_ID, api_url
+from apps.things.serializers import StrictCharField
+
+# The API path of each kind of target (spec §4.2, §4.4, §4.8): makes are "copies" on the wire.
+TARGET_PATHS = {
+    Comment.TargetType.THING: "things",
+    Comment.TargetType.MAKE: "copies",
+    Comment.TargetType.GROUP_TOPIC: "group-topics",
+}
+
+TARGET_TYPES = [c.value for c in Comment.TargetType]
+
+
+def comment_api_url(comment_id: int, suffix: str = "") -> str:
+    return api_url(f"comments/{comment_id}" + (f"/{suffix}" if suffix else ""))
+
+
+def target_api_url(target_type: str, target_id: int) -> str:
+    return api_url(f"{TARGET_PATHS[target_type]}/{target_id}")
+
+
+class CommentSerializer(serializers.Serializer):
+    """DECISIONS.md Comment: `id, url, body, user, added, modified, parent_id, target_type, target_id,
+    target_url, is_deleted`, plus `body_html` (the Markdown body rendered and sanitised). A deleted
+    placeholder has an empty body and `user: null`."""
+
+    id = serializers.IntegerField(read_only=True)
+    url = serializers.CharField(read_only=True, help_text="API URL of the comment.")
+    body = serializers.CharField(read_only=True, help_text="Markdown, as written.")
+    body_html = serializers.CharField(read_only=True, help_text="The body as safe HTML.")
+    user = UserSummarySerializer(read_only=True, allow_null=True)
+    added = serializers.DateTimeField(read_only=True)
+    modified = serializers.DateTimeField(read_only=True)
+    parent_id = serializers.IntegerField(read_only=True, allow_null=True, help_text="Null at the top level.")
+    target_type = serializers.ChoiceField(choices=TARGET_TYPES, read_only=True)
+    target_id = serializers.IntegerField(read_only=True)
+    target_url = serializers.CharField(read_only=True, help_text="API URL of the Thing, copy or group topic.")
+    is_deleted = serializers.BooleanField(read_only=True)
+
+    def to_representation(self, comment):
+        # Built directly: lists serialise up to 100 rows and the threaded result up to 2,000. The declared
+        # fields above document the shape in the schema.
+        data = self._common(comment)
+        data["user"] = UserSummarySerializer().to_representation(comment.user) if comment.user_id else None
+        return data
+
+    def threaded_representation(self, comment) -> dict:
+        """The comment inside the threaded result: its author by `user_id` (see `users` there)."""
+        data = self._common(comment)
+        data["user_id"] = comment.user_id
+        return data
+
+    @staticmethod
+    def _common(comment) -> dict:
+        target_id = comment.target_id
+        return {
+            "id": comment.pk,
+            "url": comment_api_url(comment.pk),
+            "body": comment.body,
+            "body_html": comment.body_html,
+            "added": iso8601(comment.added),
+            "modified": iso8601(comment.modified),
+            "parent_id": comment.parent_id,
+            "target_type": comment.target_type,
+            "target_id": target_id,
+            "target_url": target_api_url(comment.target_type, target_id),
+            "is_deleted": comment.is_deleted,
+        }
+
+
+class ThreadedCommentSerializer(CommentSerializer):
+    """A comment of the threaded result: `user_id` instead of `user` (the summaries are in `users`)."""
+
+    user = None
+    user_id = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Null for a deleted comment."
+    )
+
+
+class ThreadedCommentsSerializer(serializers.Serializer):
+    """spec §2 "Threaded comment result": `threads` by parent comment id ("" for the top level), each
+    oldest first; `users` by user id; `truncated` when the target has more comments than one answer
+    holds (the oldest are kept)."""
+
+    # Serialises the (comments, truncated) pair of selectors.comment_thread_list.
+
+    threads = serializers.DictField(
+        child=serializers.ListField(child=ThreadedCommentSerializer()),
+        help_text='Replies by parent comment id, as a string; the key "" holds the top-level comments.',
+    )
+    users = serializers.DictField(
+        child=UserSummarySerializer(), help_text="The comments' authors by user id."
+    )
+    truncated = serializers.BooleanField()
+
+    def to_representation(self, instance):
+        comments, truncated = instance
+        shape = CommentSerializer()
+        summary = UserSummarySerializer()
+        threads: dict[str, list] = {"": []}
+        users: dict[str, dict] = {}
+        for comment in comments:
+            thread = threads.setdefault(str(comment.parent_id or ""), [])
+            thread.append(shape.threaded_representation(comment))
+            if comment.user_id is not None and str(comment.user_id) not in users:
+                users[str(comment.user_id)] = summary.to_representation(comment.user)
+        return {"threads": threads, "users": users, "truncated": truncated}
+
+
+# --- inputs ------------------------------------------------------------------------------------------
+
+
+def _body_field() -> StrictCharField:
+    # Required and not blank once trimmed (DRF's defaults); the length is the stored column's.
+    return StrictCharField(max_length=BODY_MAX_LENGTH, help_text="Markdown, at most 10,000 characters.")
+
+
+class CommentBodyInput(serializers.Serializer):
+    """POST /comments/{id}/reply and PATCH /comments/{id}/: `body`."""
+
+    body = _body_field()
+
+
+class CommentCreateInput(CommentBodyInput):
+    """spec §2 Comment request fields: body, target_type (thing or make), target_id."""
+
+    target_type = serializers.ChoiceField(
+        choices=TARGET_TYPES,
+        # Not echoed: the first message also travels in the X-Error header, which must stay ASCII.
+        error_messages={"invalid_choice": "Use thing, make or group_topic."},
+        help_text="`thing` or `make` (spec §2); `group_topic` too.",
+    )
+    target_id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+
+
+class TargetCommentCreateInput(CommentBodyInput):
+    """POST /things/{id}/comments, /copies/{id}/comments, /group-topics/{id}/comments."""
+
+    parent_id = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_ID,
+        help_text="Reply to this comment of the same Thing, copy or topic; omit or null for a new thread.",
+    )

@@ -1,0 +1,112 @@
+"""Django's Redis cache, failing open: while Redis is unreachable the cache behaves as an empty one.
+
+Everything Thingyard keeps in the cache is an optimisation or a gate that may safely open (list counts,
+CORS origin answers, the `last_active` write gate, "one mail a minute", "one package build at a time",
+a checkout nonce), so an outage of Redis must cost a few database queries, never a request
+(DECISIONS.md: Rate limit, "the API keeps serving"; docs/reliability.md). Each operation answers as
+if the key were absent and nobody else held it:
+
+- reads (`get`, `get_many`, `has_key`) miss;
+- `add` answers True (nothing known blocks the caller: the gates open);
+- writes and deletes are dropped; `incr`/`decr` count from zero (BaseCache.decr is incr);
+- the failure is logged at most once a minute per process.
+
+Short socket timeouts (settings CACHES OPTIONS) keep a hung Redis from holding requests.
+"""
+import logging
+import time
+
+import redis
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+
+log = logging.getLogger(__name__)
+
+_FAILURE_LOG_INTERVAL_SECONDS = 60
+_last_failure_logged = 0.0
+
+
+def _failed(operation: str, exc: Exception) -> None:
+    global _last_failure_logged
+    now = time.monotonic()
+    if now - _last_failure_logged >= _FAILURE_LOG_INTERVAL_SECONDS:
+        _last_failure_logged = now
+        log.warning("Cache (Redis) unavailable during %s (%s); serving without it", operation, exc)
+
+
+class FailOpenRedisCache(RedisCache):
+    def get(self, key, default=None, version=None):
+        try:
+            return super().get(key, default, version)
+        except redis.RedisError as exc:
+            _failed("get", exc)
+            return default
+
+    def get_many(self, keys, version=None):
+        try:
+            return super().get_many(keys, version)
+        except redis.RedisError as exc:
+            _failed("get_many", exc)
+            return {}
+
+    def has_key(self, key, version=None):
+        try:
+            return super().has_key(key, version)
+        except redis.RedisError as exc:
+            _failed("has_key", exc)
+            return False
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        try:
+            return super().add(key, value, timeout, version)
+        except redis.RedisError as exc:
+            _failed("add", exc)
+            return True
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        try:
+            super().set(key, value, timeout, version)
+        except redis.RedisError as exc:
+            _failed("set", exc)
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        try:
+            return super().set_many(data, timeout, version)
+        except redis.RedisError as exc:
+            _failed("set_many", exc)
+            return []
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        try:
+            return super().touch(key, timeout, version)
+        except redis.RedisError as exc:
+            _failed("touch", exc)
+            return False
+
+    def delete(self, key, version=None):
+        try:
+            return super().delete(key, version)
+        except redis.RedisError as exc:
+            _failed("delete", exc)
+            return False
+
+    def delete_many(self, keys, version=None):
+        try:
+            return super().delete_many(keys, version)
+        except redis.RedisError as exc:
+            _failed("delete_many", exc)
+            return None
+
+    def incr(self, key, delta=1, version=None):
+        try:
+            return super().incr(key, delta, version)
+        except redis.RedisError as exc:
+            _failed("incr", exc)
+            return delta
+
+    def clear(self):
+        try:
+            return super().clear()
+        except redis.RedisError as exc:
+            _failed("clear", exc)
+            return False

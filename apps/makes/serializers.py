@@ -1,0 +1,79 @@
+"""Copy (make) output (DECISIONS.md: Copy) and the inputs of spec §4.4."""
+from rest_framework import serializers
+
+from apps.accounts.links import iso8601
+from apps.accounts.serializers import UserSummarySerializer
+from apps.makes import links
+from apps.makes.models import DESCRIPTION_MAX_LENGTH
+from apps.things.serializers import StrictCharField, ThingShortSerializer
+from apps.uploads.serializers import ImageSerializer
+
+
+def _thing(make, context) -> dict:
+    thing = make.thing
+    # The Thing's thumbnail annotations ride on the make's row (selectors.make_queryset): no query here.
+    if hasattr(make, "thing_default_image_row"):
+        thing.default_image_row = make.thing_default_image_row
+        thing.first_file_thumbnail_key = make.thing_first_file_thumbnail_key
+    return ThingShortSerializer(context=context).to_representation(thing)
+
+
+class MakeSerializer(serializers.Serializer):
+    """DECISIONS.md Copy: `id, url, public_url, added, like_count, description, is_liked, creator,
+    thing, thumbnail, images_url`, plus `modified` and `comment_count`. `url` is the API URL,
+    `public_url` the site page. Reads selectors.make_queryset's annotations."""
+
+    id = serializers.IntegerField(read_only=True)
+    url = serializers.URLField(read_only=True, help_text="API URL of the copy.")
+    public_url = serializers.URLField(read_only=True, help_text="The copy's page on the site.")
+    added = serializers.CharField(read_only=True, help_text="ISO 8601 with offset")
+    modified = serializers.CharField(read_only=True, help_text="ISO 8601 with offset")
+    like_count = serializers.IntegerField(read_only=True)
+    comment_count = serializers.IntegerField(read_only=True)
+    description = serializers.CharField(read_only=True)
+    is_liked = serializers.BooleanField(read_only=True)
+    creator = UserSummarySerializer(read_only=True)
+    thing = ThingShortSerializer(read_only=True)
+    thumbnail = serializers.URLField(
+        read_only=True, help_text="The featured image's thumbnail, or a placeholder."
+    )
+    images_url = serializers.URLField(read_only=True)
+
+    def to_representation(self, make):
+        # Built directly, as ThingShortSerializer does: lists serialise up to 100 per request.
+        return {
+            "id": make.pk,
+            "url": links.make_api_url(make.pk),
+            "public_url": links.make_public_url(make.pk),
+            "added": iso8601(make.added),
+            "modified": iso8601(make.modified),
+            "like_count": make.like_count,
+            "comment_count": make.comment_count,
+            "description": make.description,
+            "is_liked": bool(getattr(make, "is_liked", False)),
+            "creator": UserSummarySerializer(context=self.context).to_representation(make.creator),
+            "thing": _thing(make, self.context),
+            "thumbnail": links.make_thumbnail_url(make),
+            "images_url": links.make_api_url(make.pk, "images"),
+        }
+
+
+class MakeWithImagesSerializer(MakeSerializer):
+    """spec §4.2 GET /things/{id}/copies: each copy with its `images` (the Image shape)."""
+
+    images = ImageSerializer(many=True, read_only=True)
+
+    def to_representation(self, make):
+        data = super().to_representation(make)
+        data["images"] = ImageSerializer(make.image_list, many=True, context=self.context).data
+        return data
+
+
+# --- inputs ------------------------------------------------------------------------------------------
+
+
+class MakeUpdateInput(serializers.Serializer):
+    """spec §4.4 PATCH /copies/{id}/: description (optional; parse with partial=True)."""
+
+    description = StrictCharField(allow_blank=True, max_length=DESCRIPTION_MAX_LENGTH)
+

@@ -1,0 +1,77 @@
+"""POST/DELETE /copies/{id}/likes (spec §4.4, §3 Like rows: 400 own copy, 404 missing)."""
+import pytest
+
+from apps.accounts.models import Event
+from apps.makes.models import Make, MakeLike
+from apps.makes.tests.factories import MakeFactory
+from apps.makes.tests.helpers import assert_error, assert_unauthorized
+from apps.things.tests.factories import ThingFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def make(other_user):
+    return MakeFactory(creator=other_user)
+
+
+def test_post_likes_counts_and_notifies_the_copys_creator(api, user, other_user, make):
+    response = api.post(f"/copies/{make.pk}/likes")
+    assert (response.status_code, response.json()) == (200, {"ok": True})
+    assert MakeLike.objects.filter(user=user, make=make).exists()
+    assert Make.objects.get(pk=make.pk).like_count == 1
+    event = Event.objects.get()
+    assert (event.recipient, event.actor, event.kind, event.target_type, event.target_id) == (
+        other_user, user, "like", "make", make.pk
+    )
+    body = api.get(f"/copies/{make.pk}/").json()
+    assert (body["is_liked"], body["like_count"]) == (True, 1)
+
+
+def test_liking_twice_is_ok_and_counts_once(api, make):
+    api.post(f"/copies/{make.pk}/likes")
+    assert api.post(f"/copies/{make.pk}/likes/").json() == {"ok": True}
+    assert Make.objects.get(pk=make.pk).like_count == 1
+    assert Event.objects.count() == 1
+
+
+def test_delete_unlikes_and_repeating_it_is_ok(api, make):
+    api.post(f"/copies/{make.pk}/likes")
+    assert api.delete(f"/copies/{make.pk}/likes").json() == {"ok": True}
+    assert api.delete(f"/copies/{make.pk}/likes").json() == {"ok": True}
+    assert not MakeLike.objects.exists()
+    assert Make.objects.get(pk=make.pk).like_count == 0
+    assert not Event.objects.exists()  # a like taken back is no longer news
+
+
+@pytest.mark.parametrize("method", ["post", "delete"])
+def test_liking_ones_own_copy_is_400(api, user, method):
+    own = MakeFactory(creator=user)
+    body = assert_error(getattr(api, method)(f"/copies/{own.pk}/likes"), 400, "RULE_VIOLATION")
+    assert body["error"] == "You cannot like your own copy."
+    assert not MakeLike.objects.exists()
+
+
+def test_liking_a_copy_of_ones_own_thing_is_fine(api, user, other_user):
+    make = MakeFactory(thing=ThingFactory(creator=user), creator=other_user)
+    assert api.post(f"/copies/{make.pk}/likes").status_code == 200
+
+
+@pytest.mark.parametrize("method", ["post", "delete"])
+def test_missing_or_invisible_is_404(api, other_user, method):
+    hidden = MakeFactory(is_hidden=True, hidden_reason="spam")
+    of_a_draft = MakeFactory(thing=ThingFactory(creator=other_user, is_published=False))
+    for copy_id in (999999, hidden.pk, of_a_draft.pk):
+        assert_error(getattr(api, method)(f"/copies/{copy_id}/likes"), 404)
+
+
+@pytest.mark.parametrize("method", ["post", "delete"])
+def test_anonymous_is_401(anon_client, make, method):
+    assert_unauthorized(getattr(anon_client, method)(f"/copies/{make.pk}/likes"))
+
+
+def test_post_query_count(api, make, django_assert_num_queries):
+    api.get("/users/me/")
+    # token; copy; SAVEPOINT; lock copy; like exists?; INSERT like; UPDATE like_count; INSERT event; RELEASE
+    with django_assert_num_queries(9):
+        assert api.post(f"/copies/{make.pk}/likes").status_code == 200

@@ -1,0 +1,20 @@
+"""One path() per spec path (spec §4.4, the copies rows of §4.2, §4.1 /users/{username}/copies) and the
+make's site page; the core middleware makes both slash forms answer. GET /things/{id}/prints stays with
+apps.things (its view lists the Thing's makes through selectors.make_list_for_thing)."""
+from django.urls import path
+
+from apps.makes import pages, views
+
+copy = "copies/<int:copy_id>"
+
+urlpatterns: list = [
+    path("things/<int:thing_id>/copies", views.ThingCopiesView.as_view(), name="thing-copies"),
+    path("copies/", views.CopyListView.as_view(), name="copy-list"),
+    path(f"{copy}/", views.CopyDetailView.as_view(), name="copy-detail"),
+    path(f"{copy}/images", views.CopyImagesView.as_view(), name="copy-images"),
+    path(f"{copy}/images/<int:image_id>", views.CopyImageDetailView.as_view(), name="copy-image-detail"),
+    path(f"{copy}/likes", views.CopyLikesView.as_view(), name="copy-likes"),
+    path("users/<username:username>/copies", views.UserCopiesView.as_view(), name="user-copies"),
+    # Site page (session): the make's `public_url`.
+    path("make:<int:make_id>", pages.make_page, name="make-page"),
+]

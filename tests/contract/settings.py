@@ -1,0 +1,11 @@
+"""Settings of the live server `make fuzz` starts: the test settings, with the public addresses taken from
+the environment (the fuzz harness points them at the live server) instead of `http://testserver`.
+
+Celery tasks stay eager (no worker to run), e-mail stays in memory, and the rate limit comes from the
+environment like everywhere else (the harness raises it: the limiter has its own tests, and a fuzzer that
+hits it would only be testing 429s).
+"""
+from config.settings.base import API_BASE_URL, AUTH_BASE_URL, SITE_URL  # noqa: F401  (the environment's)
+from config.settings.test import *  # noqa: F401,F403
+
+DEBUG = False

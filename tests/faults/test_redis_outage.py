@@ -1,0 +1,94 @@
+"""Redis stopped under a running web process: the API keeps serving, and Redis's jobs resume after.
+
+Redis holds three things for Thingyard: the rate-limit counters, the cache and the Celery broker.
+While it is down the limiter fails open (DECISIONS.md), the cache behaves as an empty one
+(apps/core/cache.py) and work that could not be queued stays recorded in its row for a sweep
+(apps/core/enqueue.py). The X-RateLimit headers keep their place while nothing is counted: Limit, a
+Remaining equal to the limit and the current window's Reset (docs/decisions.md).
+"""
+import time
+
+import pytest
+
+from apps.uploads.tests.upload_helpers import stl_bytes
+from tests.faults.conftest import record
+from tests.faults.servers import wait_until
+
+pytestmark = [pytest.mark.faults, pytest.mark.django_db]
+
+OUTAGE_ROUNDS = 12
+
+
+def _file_status(stack, file_id) -> str:
+    return stack.pg.query("SELECT status FROM uploads_thingfile WHERE id = %s", (file_id,))[0][0]
+
+
+def _remaining(response) -> int:
+    return int(response.headers["X-RateLimit-Remaining"])
+
+
+def test_the_api_serves_through_a_redis_outage_and_counts_again_after_it(healthy, workers):
+    stack = healthy
+    thing_id = stack.seed["thing_id"]
+    alice = stack.seed["usernames"]["alice"]
+    before = [_remaining(stack.get("/users/me", who="carol")) for _ in range(3)]
+    assert before == [before[0], before[0] - 1, before[0] - 2]
+    pending_upload = stack.upload(thing_id=thing_id, filename="while-redis-is-down.stl", data=stl_bytes())
+
+    stack.redis.stop()
+    reads = [f"/things/{thing_id}", "/users/me", "/newest/", f"/users/{alice}/things",
+             f"/things/{thing_id}/likes", "/search/"]
+    responses, slowest = [], 0.0
+    for _ in range(OUTAGE_ROUNDS):
+        for path in reads:
+            started = time.monotonic()
+            responses.append(stack.get(path, who="carol"))
+            slowest = max(slowest, time.monotonic() - started)
+        responses.append(stack.post(f"/things/{thing_id}/likes", who="bob"))
+        responses.append(stack.delete(f"/things/{thing_id}/likes", who="bob"))
+    liked = stack.post(f"/things/{thing_id}/likes", who="dave")  # kept: checked after the outage
+    # Enqueues on commit with the broker down: the verification schedule of a new upload, and the
+    # processing of a finalized one. Both requests succeed; the rows wait for their sweeps.
+    started_upload = stack.post(f"/things/{thing_id}/files", json={"filename": "new.png"})
+    finalized = stack.post(f"/files/{pending_upload}/finalize")
+    responses += [liked, started_upload, finalized]
+
+    statuses = sorted({r.status_code for r in responses})
+    assert statuses == [200], [(r.status_code, r.text[:200]) for r in responses if r.status_code != 200]
+    assert all(r.headers["Content-Type"].startswith("application/json") for r in responses)
+    # Nothing is counted while Redis is down: the headers say so, and no one is limited.
+    assert {(r.headers["X-RateLimit-Limit"], r.headers["X-RateLimit-Remaining"]) for r in responses} == {
+        ("300", "300")
+    }
+    assert int(responses[0].headers["X-RateLimit-Reset"]) > time.time()
+    assert slowest < 3.0  # failing open is immediate (tens of ms), never a wait on Redis
+    file_id = finalized.json()["id"]
+    assert _file_status(stack, file_id) == "processing"
+
+    stack.redis.start()
+    after = [_remaining(stack.get("/users/me", who="carol")) for _ in range(5)]
+    # Redis restarted empty (no persistence): the window counts from 1 again, and strictly per request.
+    assert after == [after[0] - i for i in range(5)] and after[0] <= 299
+    assert stack.get(f"/things/{thing_id}", who="dave").json()["is_liked"] is True
+
+    # The processing message lost with the broker: the stuck-processing sweep queues the row again
+    # (here its 30 minutes have passed), and a worker makes the file live.
+    worker = workers()
+    stack.pg.query("UPDATE uploads_thingfile SET modified = now() - interval '31 minutes' WHERE id = %s",
+                   (file_id,))
+    stack.celery().send_task("apps.uploads.processing.tasks.processing_requeue_stuck")
+    wait_until(
+        lambda: _file_status(stack, file_id) == "live",
+        timeout=30, what=f"file {file_id} live; worker log:\n{worker.output()[-2000:]}",
+    )
+    assert stack.pg.query("SELECT count(*) FROM uploads_thingfile WHERE thing_id = %s AND name = %s",
+                          (thing_id, "while-redis-is-down.stl")) == [(1,)]
+    record(
+        "redis outage",
+        requests_served_during_outage=len(responses),
+        errors=sum(r.status_code >= 500 for r in responses),
+        slowest_request_ms=round(slowest * 1000),
+        remaining_after_return=after,
+        deferred_work_completed_by_sweep=1,
+    )
+
