@@ -17,6 +17,7 @@ Exit status: Schemathesis's (0 when every check passed). Logs and the JUnit repo
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -58,6 +59,8 @@ EXCLUDED_OPERATIONS = {
 
 def main(argv=None) -> int:
     args = _parse_args(argv)
+    # SIGTERM (CI timeouts, `make` interrupted) unwinds like Ctrl-C, so the servers below are stopped.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     OUT.mkdir(parents=True, exist_ok=True)
     database_url = os.environ.get("FUZZ_DATABASE_URL", DEFAULT_DATABASE_URL)
     web_port, s3_port = _free_port(), _free_port()

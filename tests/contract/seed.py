@@ -13,12 +13,16 @@ import json
 def fuzz_seed() -> dict:
     import factory.random
     from django.contrib.auth import get_user_model
+    from django.core.cache import cache
     from oauth2_provider.models import get_application_model
 
     from apps.demo.services import DEMO_APP_CLIENT_ID, demo_seed
     from tests.world import world_build
 
     factory.random.reseed_random(20261120)  # factory_boy's Faker values, the same every run
+    # Nothing cached by an earlier run (list counts, CORS origins, rate-limit windows) may leak into this
+    # one: the cache's Redis database is the fuzz server's own (as the test suite clears it per test).
+    cache.clear()
     summary = demo_seed()
     users = get_user_model().objects
     app = get_application_model().objects.get(client_id=DEMO_APP_CLIENT_ID)
