@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.db.models import Q
 
 
 class CommentsConfig(AppConfig):
@@ -7,8 +8,15 @@ class CommentsConfig(AppConfig):
     verbose_name = "Comments"
 
     def ready(self):
-        # event-count stops counting a comment event once the comment is deleted or hidden.
+        # event-count stops counting a comment event once the comment is deleted or hidden, or hidden with
+        # what it is on (a hidden Thing, copy or group hides its comments: docs/decisions.md Comments).
         from apps.accounts.selectors import event_target_register
         from apps.comments.models import Comment
 
-        event_target_register("comment", lambda: Comment.objects.filter(is_hidden=False, is_deleted=False))
+        def live_comments():
+            return Comment.objects.filter(is_hidden=False, is_deleted=False).exclude(
+                Q(thing__is_hidden=True) | Q(make__is_hidden=True) | Q(make__thing__is_hidden=True)
+                | Q(topic__group__is_hidden=True)
+            )
+
+        event_target_register("comment", live_comments)

@@ -81,7 +81,8 @@ class CommentDetailView(APIView):
         summary="Delete a comment",
         description="Irreversible. The author, or the owner of what it is on (the Thing's creator; a "
         "copy's creator or its Thing's creator; the group owner), else 403. A comment with replies stays "
-        "as a placeholder (`is_deleted`, empty body, no user); deleting it again is ok.",
+        "as a placeholder (`is_deleted`, empty body, no user); the owner of what it is on may delete it again "
+        "(a no-op), its former author no longer can (403).",
     )
     def delete(self, request, comment_id):
         comment = selectors.comment_get_deletable(comment_id, viewer=request.user)

@@ -8,9 +8,15 @@ class MakesConfig(AppConfig):
 
     def ready(self):
         # spec §4.10 for copies: the uploads app finalizes, this app says what the upload becomes.
+        from apps.accounts.selectors import event_target_register
         from apps.makes import services
+        from apps.makes.models import Make
         from apps.uploads.models import Upload
         from apps.uploads.services import upload_finalizer_register
 
         upload_finalizer_register(Upload.Kind.COPY_NEW, services.make_new_finalize)
         upload_finalizer_register(Upload.Kind.COPY_IMAGE, services.make_image_finalize)
+
+        # event-count: events about a make (likes of it, the make itself) stop counting once it is
+        # deleted or hidden by a moderator, itself or with its Thing, as for Things and comments.
+        event_target_register("make", lambda: Make.objects.filter(is_hidden=False, thing__is_hidden=False))

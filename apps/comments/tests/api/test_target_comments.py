@@ -7,6 +7,7 @@ from apps.accounts.tests.helpers import assert_error, assert_unauthorized
 from apps.comments import services
 from apps.comments.models import Comment
 from apps.comments.tests.factories import CommentFactory, join, make_of
+from apps.core.moderation import moderation_hide, moderation_unhide
 from apps.groups.models import Group
 from apps.groups.tests.factories import GroupTopicFactory
 from apps.things.tests.factories import ThingFactory
@@ -225,3 +226,28 @@ def test_a_comment_counts_as_an_event_until_it_is_deleted(client_for):
     assert owner_api.get("/users/me/event-count").json() == {"count": 1}
     services.comment_remove(comment_id=comment.pk)
     assert owner_api.get("/users/me/event-count").json() == {"count": 0}
+
+
+def test_comment_events_stop_counting_while_what_they_are_on_is_hidden(client_for):
+    """Hiding a Thing, copy or group hides its comments with it (docs/decisions.md Comments), so their
+    events stop counting for the target's creator too, and come back on unhide."""
+    staff = UserFactory(is_staff=True)
+    thing = ThingFactory()
+    make = make_of(creator=thing.creator)
+    topic = GroupTopicFactory(user=thing.creator)
+    join(topic.group, thing.creator)
+    commenter = UserFactory()
+    join(topic.group, commenter)
+    for target in (thing, make, topic):
+        services.comment_create(user=commenter, target=target, body="x")
+    owner_api = client_for(thing.creator)
+    assert owner_api.get("/users/me/event-count").json() == {"count": 3}
+    for hidden in (thing, topic.group):
+        moderation_hide(obj=hidden, reason="Spam.", by=staff)
+    # The make's Thing is another, still visible; the make itself is hidden next.
+    assert owner_api.get("/users/me/event-count").json() == {"count": 1}
+    moderation_hide(obj=make, reason="Spam.", by=staff)
+    assert owner_api.get("/users/me/event-count").json() == {"count": 0}
+    for hidden in (thing, topic.group, make):
+        moderation_unhide(obj=hidden)
+    assert owner_api.get("/users/me/event-count").json() == {"count": 3}

@@ -2,6 +2,9 @@
 import pytest
 
 from apps.accounts.models import Event
+from apps.accounts.tests.factories import UserFactory
+from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.makes import services
 from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory
 from apps.makes.tests.helpers import assert_error, assert_unauthorized
@@ -75,3 +78,30 @@ def test_post_query_count(api, make, django_assert_num_queries):
     # token; copy; SAVEPOINT; lock copy; like exists?; INSERT like; UPDATE like_count; INSERT event; RELEASE
     with django_assert_num_queries(9):
         assert api.post(f"/copies/{make.pk}/likes").status_code == 200
+
+
+def test_events_about_a_hidden_or_deleted_copy_do_not_count(user, client_for, other_user):
+    """docs/decisions.md Events: an event stops counting once its target (here a copy) is deleted or hidden
+    by a moderator (itself or with its Thing), and counts again when it is unhidden."""
+    kept, hidden, deleted = (MakeFactory(creator=user) for _ in range(3))
+    liker = client_for(other_user)
+    for make in (kept, hidden, deleted):
+        assert liker.post(f"/copies/{make.pk}/likes").status_code == 200
+    own_api = client_for(user)
+    assert own_api.get("/users/me/event-count").json() == {"count": 3}
+    moderation_hide(obj=hidden, reason="Spam.", by=UserFactory(is_staff=True))
+    services.make_delete(make=deleted)
+    assert own_api.get("/users/me/event-count").json() == {"count": 1}
+    moderation_unhide(obj=hidden)
+    assert own_api.get("/users/me/event-count").json() == {"count": 2}
+    moderation_hide(obj=kept.thing, reason="Spam.", by=UserFactory(is_staff=True))  # hides its copies too
+    assert own_api.get("/users/me/event-count").json() == {"count": 1}
+
+
+def test_a_make_event_stops_counting_when_the_copy_is_deleted(user, client_for, other_user):
+    thing = ThingFactory(creator=user)
+    make = services.make_create(thing=thing, creator=other_user)
+    own_api = client_for(user)
+    assert own_api.get("/users/me/event-count").json() == {"count": 1}
+    services.make_delete(make=make)
+    assert own_api.get("/users/me/event-count").json() == {"count": 0}
