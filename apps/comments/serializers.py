@@ -125,6 +125,8 @@ def _body_field() -> StrictCharField:
 class CommentBodyInput(serializers.Serializer):
     """POST /comments/{id}/reply and PATCH /comments/{id}/: `body`."""
 
+    schema_complete_on_patch = True  # PATCH /comments/{id}/ requires `body` (apps.core.schema)
+
     body = _body_field()
 
 

@@ -10,6 +10,8 @@ only declares its own success body:
 - the `X-RateLimit-*` headers on every success, and `Link` on lists (DECISIONS.md: Rate limit,
   Pagination);
 - output fields a serializer names in `schema_optional_fields` are not required (shown to some viewers);
+- a PATCH body keeps its required fields when its input serializer sets `schema_complete_on_patch`
+  (the view parses it whole; drf-spectacular would document every PATCH body as partial);
 - DELETE answering the 'ok' object is a 200 with that body (drf-spectacular would document a 204);
 - the token in the `Authorization: Bearer` header or the `access_token` query parameter (spec §5 step 4);
 - what the request parsing really accepts (DECISIONS.md: Requests): a body of `null` (or none) where no
@@ -23,6 +25,7 @@ JSON-P (`callback`) applies to every GET and is described once, in the document'
 """
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema_field
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -115,11 +118,19 @@ class ApiAutoSchema(AutoSchema):
         return parameters
 
     def _get_request_for_media_type(self, serializer, direction="request"):
+        if self.method == "PATCH" and getattr(serializer, "schema_complete_on_patch", False):
+            # drf-spectacular documents every PATCH body as partial (DRF's partial_update); an input
+            # the view parses whole (parse_input without partial=True) keeps its required fields.
+            return self._get_complete_request(serializer, direction)
         schema, required = super()._get_request_for_media_type(serializer, direction)
         if schema is not None and not required and "$ref" in schema:
             # DECISIONS.md: the literal `null` (and an empty body) mean "no fields".
             schema = {"allOf": [schema], "nullable": True}
         return schema, required
+
+    def _get_complete_request(self, serializer, direction):
+        component = self.resolve_serializer(force_instance(serializer), direction)
+        return component.ref, bool(component.schema.get("required"))
 
     def _map_basic_serializer(self, serializer, direction):
         schema = super()._map_basic_serializer(serializer, direction)
@@ -246,6 +257,10 @@ class LenientIntegerFieldSchema(OpenApiSerializerFieldExtension):
             return schema
         # DRF reads the text with int() after dropping a trailing ".0": " 12 ", "+12", "12.0" all work.
         text = {"type": "string", "pattern": r"^\s*[+-]?[0-9]+(_[0-9]+)*(\.0*)?\s*$"}
+        min_value = getattr(self.target, "min_value", None)
+        if min_value is not None and min_value >= 1:
+            # Ids and other positive numbers: no `-`, and a digit other than 0 ("0" is a 400 too).
+            text["pattern"] = r"^\s*\+?[0-9_]*[1-9][0-9_]*(\.0*)?\s*$"
         return {"oneOf": [schema, text]}
 
 

@@ -26,7 +26,7 @@ from apps.groups.serializers import (
 from apps.things.selectors import thing_get_for_viewer
 from apps.things.serializers import StrictCharField, ThingShortSerializer
 from apps.uploads.models import Upload
-from apps.uploads.serializers_upload import UploadDescriptorSerializer
+from apps.uploads.serializers_upload import ImageUploadStartInput, UploadDescriptorSerializer
 from apps.uploads.services import upload_descriptor, upload_start
 
 GROUP_PARAM = OpenApiParameter("group_id", int, OpenApiParameter.PATH, description="A group id.")
@@ -82,7 +82,8 @@ class GroupDetailView(APIView):
 
 
 class GroupImageView(APIView):
-    @extend_schema(parameters=[GROUP_PARAM], request=GroupImageInput, responses=UploadDescriptorSerializer,
+    @extend_schema(parameters=[GROUP_PARAM], request=ImageUploadStartInput,
+                   responses=UploadDescriptorSerializer,
                    summary="Start uploading the group image",
                    description="Group owner only (403). Answers the upload descriptor; finalizing replaces the image.")
     def post(self, request, group_id):

@@ -17,7 +17,11 @@ from apps.makes import selectors, services
 from apps.makes.serializers import MakeSerializer, MakeUpdateInput, MakeWithImagesSerializer
 from apps.things.selectors import thing_get_for_viewer
 from apps.uploads.serializers import ImageQueryInput, ImageSerializer, ImageUpdateInput
-from apps.uploads.serializers_upload import UploadDescriptorSerializer, UploadStartInput
+from apps.uploads.serializers_upload import (
+    ImageUploadStartInput,
+    UploadDescriptorSerializer,
+    UploadStartInput,
+)
 from apps.uploads.services import upload_descriptor
 
 COPY_PARAM = OpenApiParameter("copy_id", int, OpenApiParameter.PATH, description="A copy (make) id.")
@@ -65,7 +69,7 @@ class ThingCopiesView(APIView):
 
     @extend_schema(
         parameters=[THING_PARAM],
-        request=UploadStartInput,
+        request=ImageUploadStartInput,
         responses=UploadDescriptorSerializer,
         summary="Post a copy of a Thing: start uploading its image",
         description=f"{UPLOAD_FLOW} The copy is created, with this image, when the upload is finalized; the "
@@ -136,7 +140,7 @@ class CopyImagesView(APIView):
 
     @extend_schema(
         parameters=[COPY_PARAM],
-        request=UploadStartInput,
+        request=ImageUploadStartInput,
         responses=UploadDescriptorSerializer,
         summary="Start uploading another image of own copy",
         description=f"{UPLOAD_FLOW} {CREATOR_ONLY}",

@@ -3,6 +3,7 @@ import re
 from datetime import UTC, datetime, time
 
 from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -14,7 +15,13 @@ from apps.things.serializers import ThingShortSerializer
 _SPACE_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$")
 
 
-@extend_schema_field({"type": "string", "description": "An ISO 8601 date or date-time."})
+_DATE_OR_DATE_TIME = {
+    "anyOf": [{"type": "string", "format": "date-time"}, {"type": "string", "format": "date"}],
+    "description": "An ISO 8601 date or date-time.",
+}
+
+
+@extend_schema_field(_DATE_OR_DATE_TIME)
 class LenientDateTimeField(serializers.Field):
     """An ISO 8601 date (`2026-01-31`, midnight UTC) or date-time (no offset means UTC)."""
 
@@ -43,23 +50,63 @@ class LenientDateTimeField(serializers.Field):
         return value.isoformat()
 
 
+# The filters' examples in the OpenAPI document form a query that finds something in the demo data
+# (`make run`), and a valid one: a category that exists (spec §2's example slug), a window that is not
+# empty. A client trying the document's examples, or a fuzzer starting from them, gets past validation.
+@extend_schema_field({**_DATE_OR_DATE_TIME, "example": "2020-01-01"})
+class _PostedAfterField(LenientDateTimeField):
+    pass
+
+
+@extend_schema_field({**_DATE_OR_DATE_TIME, "example": "2030-01-01T00:00:00+00:00"})
+class _PostedBeforeField(LenientDateTimeField):
+    pass
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 120, "example": "replacement-parts"})
+class _CategorySlugField(serializers.CharField):
+    pass
+
+
+class SearchTypeField(serializers.CharField):
+    """`type`: the name of a registered search type (apps.search.registry checks it). `only` narrows
+    what the OpenAPI document lists, for the endpoints that search one type."""
+
+    def __init__(self, *, only: str | None = None, **kwargs):
+        self.only = only
+        super().__init__(**kwargs)
+
+
+class SearchTypeFieldSchema(OpenApiSerializerFieldExtension):
+    """The registered types as an enum, read when the document is built: apps register theirs at
+    startup (apps.search.registry)."""
+
+    target_class = SearchTypeField
+
+    def map_serializer_field(self, auto_schema, direction):
+        from apps.search.registry import SEARCH_TYPES
+
+        names = [self.target.only] if self.target.only else sorted(SEARCH_TYPES)
+        return {"type": "string", "enum": names}
+
+
 class SearchQueryInput(serializers.Serializer):
     """Query parameters of the search endpoints beyond the term (spec §4.7 leaves them to us)."""
 
-    type = serializers.CharField(required=False, max_length=40)
+    type = SearchTypeField(required=False, max_length=40, help_text="What to search: `things` by default.")
     sort = serializers.ChoiceField(choices=THING_SORTS, required=False)
     license = serializers.ChoiceField(
         choices=THING_LICENSE_CHOICES, required=False, help_text="A license code."
     )
-    category = serializers.CharField(
+    category = _CategorySlugField(
         required=False, max_length=120, help_text="A category slug; includes its sub-categories."
     )
     is_wip = serializers.BooleanField(required=False)
     has_makes = serializers.BooleanField(required=False)
-    posted_after = LenientDateTimeField(
+    posted_after = _PostedAfterField(
         required=False, help_text="Added at or after (ISO 8601; a date is midnight UTC)."
     )
-    posted_before = LenientDateTimeField(
+    posted_before = _PostedBeforeField(
         required=False, help_text="Added before (ISO 8601; a date is midnight UTC)."
     )
 
@@ -68,6 +115,13 @@ class SearchQueryInput(serializers.Serializer):
         if after is not None and before is not None and after >= before:
             raise serializers.ValidationError({"posted_before": ["Must be later than posted_after."]})
         return attrs
+
+
+class ThingSearchQueryInput(SearchQueryInput):
+    """Documentation of the query of the endpoints that search Things only (library, tag, a user's
+    Things): their views parse SearchQueryInput and refuse another `type` (400)."""
+
+    type = SearchTypeField(required=False, only="things", help_text="Only `things` here.")
 
 
 class AutocompleteQueryInput(serializers.Serializer):

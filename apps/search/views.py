@@ -16,6 +16,7 @@ from apps.search.serializers import (
     AutocompleteQueryInput,
     LibraryThingSerializer,
     SearchQueryInput,
+    ThingSearchQueryInput,
 )
 from apps.things.serializers import ThingShortSerializer
 
@@ -70,7 +71,7 @@ class SearchLibraryView(APIView):
     """/search/{term}/library: the caller's own Things, published or not."""
 
     @extend_schema(
-        parameters=[SearchQueryInput],
+        parameters=[ThingSearchQueryInput],
         responses={200: LibraryThingSerializer(many=True), 404: NOTHING_MATCHES},
         summary="Search your library",
         description="Your own Things (drafts included) matching the term, each with `type: \"thing\"`; "
@@ -86,7 +87,7 @@ class SearchTagView(APIView):
     """/search/{tag}/tag: published Things carrying the tag."""
 
     @extend_schema(
-        parameters=[SearchQueryInput],
+        parameters=[ThingSearchQueryInput],
         responses={200: ThingShortSerializer(many=True), 404: NOTHING_MATCHES},
         summary="Search by tag",
         description="Published Things carrying the tag (normalised as spec §2, any case), newest first. "
@@ -127,7 +128,7 @@ class UserSearchView(APIView):
     """/users/{username}/search/{term}: that user's Things (their own drafts only for themselves)."""
 
     @extend_schema(
-        parameters=[SearchQueryInput],
+        parameters=[ThingSearchQueryInput],
         responses={200: ThingShortSerializer(many=True), 404: error("No such user, or nothing matches.")},
         summary="Search a user's Things",
         description="The user's published Things matching the term (your own list includes drafts); all "

@@ -1,9 +1,10 @@
 """Input and output shapes of the upload flow (start, finalize). The read side lives in serializers.py."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.fields import StrictCharField
-from apps.uploads.rules import FILENAME_MAX_LENGTH
+from apps.uploads.rules import FILENAME_MAX_LENGTH, IMAGE_EXTENSIONS
 
 
 class UploadStartInput(serializers.Serializer):
@@ -13,6 +14,39 @@ class UploadStartInput(serializers.Serializer):
         max_length=FILENAME_MAX_LENGTH,
         help_text="The file's name. Only its last path segment is kept; the object key is chosen by "
         "the service.",
+    )
+
+
+def _any_case(text: str) -> str:
+    return "".join(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() else ch for ch in text)
+
+
+# The names the image-only uploads take (services.upload_start: rules.upload_kind_accepts on the name
+# rules.filename_clean leaves): the last path segment ends in `.<image extension>`, any case, and has
+# a character the cleaning keeps (not a space, dot or control character) before it; trailing spaces,
+# dots and control characters are dropped. A JSON Schema pattern (ECMA 262 and Python `re` alike).
+IMAGE_FILENAME_PATTERN = (
+    r"^(?:[\s\S]*[/\\])?[^/\\]*[^\s./\\\x00-\x1f\x7f-\x9f][^/\\]*\.(?:"
+    + "|".join(_any_case(ext) for ext in sorted(IMAGE_EXTENSIONS))
+    + r")[\s.\x00-\x1f\x7f-\x9f]*$"
+)
+
+
+@extend_schema_field(
+    {"type": "string", "minLength": 1, "maxLength": FILENAME_MAX_LENGTH, "pattern": IMAGE_FILENAME_PATTERN}
+)
+class _ImageFilenameField(StrictCharField):
+    pass
+
+
+class ImageUploadStartInput(serializers.Serializer):
+    """Documentation of the image-only upload starts (avatar, cover, copy and group images): the views
+    parse UploadStartInput, and the service refuses another extension (400)."""
+
+    filename = _ImageFilenameField(
+        max_length=FILENAME_MAX_LENGTH,
+        help_text="An image's name: jpg, jpeg, png, gif or webp (any case). Only its last path segment "
+        "is kept; the object key is chosen by the service.",
     )
 
 

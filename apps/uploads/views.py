@@ -16,6 +16,7 @@ from apps.uploads import services
 from apps.uploads.models import Upload
 from apps.uploads.serializers_upload import (
     FinalizedFileSerializer,
+    ImageUploadStartInput,
     UploadDescriptorSerializer,
     UploadStartInput,
 )
@@ -61,7 +62,7 @@ class ThingFileUploadStartView(APIView):
 class UserAvatarUploadStartView(APIView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
-        request=UploadStartInput,
+        request=ImageUploadStartInput,
         responses=UploadDescriptorSerializer,
         summary="Start uploading own avatar image",
         description=FLOW + " Images only (jpg, jpeg, png, gif, webp). Another user: 403; unknown: 404.",
@@ -74,7 +75,7 @@ class UserAvatarUploadStartView(APIView):
 class UserCoverUploadStartView(APIView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
-        request=UploadStartInput,
+        request=ImageUploadStartInput,
         responses=UploadDescriptorSerializer,
         summary="Start uploading own cover image",
         description=FLOW + " Images only (jpg, jpeg, png, gif, webp). Another user: 403; unknown: 404.",

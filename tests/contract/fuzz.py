@@ -6,13 +6,17 @@ What it does, all on loopback and free ports, every process stopped on exit:
 1. recreates the database `thingyard_fuzz` (FUZZ_DATABASE_URL) from scratch and migrates it, so every run
    starts from the same state;
 2. starts moto's S3 server and seeds the data (tests/contract/seed.py: the demo users, Things, approved
-   app and token, plus one of every object for two users, whose ids Schemathesis then uses);
-3. starts gunicorn on the test settings (tests/contract/settings.py) with the rate limit lifted;
+   app and token, one of every object for two users, and the objects the stateful operations need),
+   whose ids go into the run's schemathesis.toml (dictionaries, and per-operation fixed objects);
+3. starts gunicorn on the test settings (tests/contract/settings.py) with the rate limit lifted, logging
+   every request's line and status;
 4. runs `schemathesis run /openapi.json` with a fixed seed (no example database, no cache: the same
    inputs every run), a bounded number of examples per operation, one worker, and the demo user's
-   Bearer token, with the checks in CHECKS.
+   Bearer token, with the checks in CHECKS and the hooks in tests/contract/fuzz_hooks.py;
+5. prints how many operations answered a success at least once (tests/contract/fuzz_coverage.py).
 
-Exit status: Schemathesis's (0 when every check passed). Logs and the JUnit report go to .run/fuzz/.
+Exit status: Schemathesis's (0 when every check passed). Logs, the JUnit and JSON reports, the access
+log and the per-operation statuses (coverage.txt) go to .run/fuzz/.
 """
 import argparse
 import json
@@ -25,6 +29,8 @@ import time
 import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+from tests.contract import fuzz_coverage
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -85,24 +91,34 @@ def main(argv=None) -> int:
         _wait_for_port(s3_port)
         seeded = _seed(env)
         token = seeded["token"]
-        config = _write_config(seeded["path_values"])
+        (OUT / "access.log").unlink(missing_ok=True)  # gunicorn appends: this run's requests only
         processes.append(
             _start(
                 "gunicorn",
                 [
                     str(BIN / "gunicorn"), "config.wsgi:application", "--bind", f"127.0.0.1:{web_port}",
                     "--workers", str(args.server_workers), "--timeout", "60", "--graceful-timeout", "5",
+                    # every request's line and status, for the per-operation coverage below
+                    "--access-logfile", str(OUT / "access.log"),
+                    "--access-logformat", fuzz_coverage.ACCESS_LOG_FORMAT,
                 ],
                 env,
             )
         )
         _wait_for_http(f"{base}/healthz")
+        document = _document(base)
+        config = _write_config(seeded, document)
         command = _schemathesis_command(args, base, token, config)
         shown = " ".join(part.replace(token, "<token>") for part in command)  # never print the token
         print("fuzz:", shown, flush=True)
         started = time.monotonic()
-        status = subprocess.call(command, cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": "0"})
+        status = subprocess.call(
+            command,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONHASHSEED": "0", "SCHEMATHESIS_HOOKS": "tests.contract.fuzz_hooks"},
+        )
         print(f"fuzz: schemathesis finished in {time.monotonic() - started:.0f} s with status {status}")
+        _report_coverage(document)
         return status
     finally:
         for process in reversed(processes):
@@ -138,12 +154,32 @@ def _schemathesis_command(args, base: str, token: str, config: Path) -> list[str
         "--header", f"Authorization: Bearer {token}",
         "--request-timeout", "30",
         "--no-color",
-        "--report", "junit",
+        "--report", "junit,json",
         "--report-junit-path", str(OUT / "junit.xml"),
+        # the run's verdict with, per operation, how many generated valid cases the API accepted
+        "--report-json-path", str(OUT / "report.json"),
     ]
     for operation_id in sorted(EXCLUDED_OPERATIONS):
         command += ["--exclude-operation-id", operation_id]
     return command + list(args.extra)
+
+
+def _document(base: str) -> dict:
+    with urllib.request.urlopen(f"{base}/openapi.json", timeout=30) as response:
+        document = json.load(response)
+    (OUT / "openapi.json").write_text(json.dumps(document, indent=1))
+    return document
+
+
+def _report_coverage(document: dict) -> None:
+    """How many operations succeeded at least once (.run/fuzz/coverage.txt has each one's statuses)."""
+    with open(OUT / "access.log") as lines:
+        table, reached, total = fuzz_coverage.report(document, lines, EXCLUDED_OPERATIONS)
+    (OUT / "coverage.txt").write_text(table)
+    print(
+        f"fuzz: {reached} of {total} operations answered a success (2xx, or a download's 302) at least "
+        f"once; statuses per operation in {OUT / 'coverage.txt'}"
+    )
 
 
 def _recreate_database(url: str) -> None:
@@ -174,18 +210,55 @@ def _seed(env) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def _write_config(path_values: dict[str, list]) -> Path:
+def _write_config(seeded: dict, document: dict) -> Path:
     """schemathesis.toml for this run: no cache between runs (a replayed old crash would make runs
-    differ), and a dictionary of real values for each path parameter, used half of the time."""
+    differ); a dictionary of real values for each path parameter, used half of the time; and for the
+    operations the seed names, their own objects (fixed path parameters) and dictionaries of real body
+    and query values."""
+    _check_operations(seeded["operations"], document)
+    dictionaries = {
+        name: values for name, values in {**seeded["path_values"], **seeded["dictionaries"]}.items() if values
+    }
     lines = ["[cache]", "enabled = false", ""]
-    for name, values in sorted(path_values.items()):
+    for name, values in sorted(dictionaries.items()):
         lines += [f"[dictionaries.{name}]", f"values = {json.dumps(sorted(set(values), key=str))}", ""]
     lines.append("[parameters]")
-    for name in sorted(path_values):
-        lines.append(f'"path.{name}" = {{ dictionary = "{name}", probability = {DICTIONARY_PROBABILITY} }}')
+    for name in sorted(seeded["path_values"]):
+        lines.append(f'"path.{name}" = {_binding(name)}')
+    if "category" in dictionaries:  # the search filter, in every operation that has it
+        lines.append(f'"query.category" = {_binding("category")}')
+    for operation_id, parameters in sorted(seeded["operations"].items()):
+        entries = ", ".join(
+            f'"{key}" = {_binding(value) if key.startswith(("body.", "query.")) else json.dumps(value)}'
+            for key, value in sorted(parameters.items())
+        )
+        lines += ["", "[[operations]]", f'include-operation-id = "{operation_id}"']
+        lines.append(f"parameters = {{ {entries} }}")
     config = OUT / "schemathesis.toml"
     config.write_text("\n".join(lines) + "\n")
     return config
+
+
+def _binding(dictionary: str) -> str:
+    return f'{{ dictionary = "{dictionary}", probability = {DICTIONARY_PROBABILITY} }}'
+
+
+def _check_operations(operations: dict[str, dict], document: dict) -> None:
+    """Each operation the seed names exists and has the parameters it fixes (operationIds come from
+    drf-spectacular: a renamed view must not silently turn a fixed object back into random ids)."""
+    known = {}
+    for item in document["paths"].values():
+        for operation in item.values():
+            if isinstance(operation, dict) and "operationId" in operation:
+                known[operation["operationId"]] = operation
+    for operation_id, parameters in operations.items():
+        operation = known.get(operation_id)
+        if operation is None:
+            raise SystemExit(f"fuzz: the seed names {operation_id!r}, which is not in the OpenAPI document")
+        names = {f"{p['in']}.{p['name']}" for p in operation.get("parameters", [])}
+        for key in parameters:
+            if not key.startswith("body.") and key not in names:
+                raise SystemExit(f"fuzz: {operation_id} has no parameter {key!r}")
 
 
 def _step(name: str, command: list[str], env) -> None:

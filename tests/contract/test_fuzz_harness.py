@@ -1,0 +1,145 @@
+"""The `make fuzz` harness itself: its seed gives each stateful operation an object it can succeed on,
+its schemathesis.toml is one Schemathesis loads, and its per-operation report counts the right routes."""
+import pytest
+from drf_spectacular.generators import SchemaGenerator
+from rest_framework.test import APIClient
+from schemathesis.config import SchemathesisConfig
+
+from apps.things.rules import thing_publish_blockers
+from apps.uploads import store
+from apps.uploads.models import Upload
+from tests.contract import fuzz, fuzz_coverage
+from tests.contract.seed import FUZZ_USER, fuzz_seed
+
+
+@pytest.fixture(scope="module")
+def document():
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+@pytest.fixture
+def seeded(db, s3):
+    return fuzz_seed()
+
+
+def _route(document, operation_id):
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if isinstance(operation, dict) and operation.get("operationId") == operation_id:
+                return method, path
+    raise AssertionError(operation_id)
+
+
+def _call(document, seeded, operation_id, body=None):
+    method, path = _route(document, operation_id)
+    for key, value in seeded["operations"][operation_id].items():
+        if key.startswith("path."):
+            path = path.replace("{" + key[len("path."):] + "}", str(value))
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {seeded['token']}")
+    return getattr(client, method)(path, body, format="json")
+
+
+def test_the_seed_names_real_operations_and_their_parameters(seeded, document):
+    fuzz._check_operations(seeded["operations"], document)  # SystemExit otherwise
+    with pytest.raises(SystemExit):
+        fuzz._check_operations({"things_frobnicate": {}}, document)
+    with pytest.raises(SystemExit):
+        fuzz._check_operations({"things_likes_create": {"path.nope": 1}}, document)
+
+
+@pytest.mark.parametrize(
+    "operation_id, body, expected",
+    [
+        ("things_likes_create", None, 200),  # someone else's Thing: one's own is a 400
+        ("copies_likes_create", None, 200),
+        ("things_publish_create", None, 200),
+        ("files_finalize_create", None, 200),  # the bytes are in the store
+        ("groups_members_destroy_2", None, 200),  # a member the owner removes
+        ("groups_things_partial_update", {"rank": 1}, 200),  # the Thing is in my group
+        ("copies_images_retrieve", None, 200),  # an image of that very copy
+        ("things_images_destroy", None, 200),
+        ("things_files_destroy", None, 200),
+        ("copies_images_destroy", None, 200),
+        ("copies_destroy", None, 204),
+        ("things_destroy", None, 200),
+        ("comments_destroy", None, 200),
+        ("collections_destroy", None, 204),
+        ("copies_images_create", {"filename": "again.png"}, 200),
+        ("users_cover_image_create", {"filename": "cover.jpg"}, 200),
+        ("copies_comments_create", {"body": "Nice"}, 201),
+    ],
+)
+def test_each_fixed_object_lets_its_operation_succeed(seeded, document, operation_id, body, expected):
+    response = _call(document, seeded, operation_id, body)
+    assert response.status_code == expected, response.content
+
+
+def test_the_package_has_a_file_to_pack(seeded, document):
+    assert _call(document, seeded, "things_package_url_retrieve").status_code in (200, 202)
+
+
+# Each DELETE that destroys an object, and the path parameter naming it.
+DESTROYS = {
+    "things_destroy": "path.thing_id",
+    "things_files_destroy": "path.file_id",
+    "things_images_destroy": "path.image_id",
+    "copies_destroy": "path.copy_id",
+    "copies_images_destroy": "path.image_id",
+    "comments_destroy": "path.comment_id",
+    "collections_destroy": "path.collection_id",
+}
+
+
+@pytest.mark.parametrize("operation_id, key", DESTROYS.items())
+def test_what_a_delete_destroys_no_other_operation_uses(seeded, operation_id, key):
+    value = seeded["operations"][operation_id][key]
+    others = [
+        other for other, parameters in seeded["operations"].items()
+        if other != operation_id and parameters.get(key) == value
+    ]
+    assert others == []
+    assert value not in seeded["path_values"][key[len("path."):]]
+
+
+def test_the_upload_to_finalize_is_pending_with_its_bytes_in_the_store(seeded):
+    upload = Upload.objects.get(pk=seeded["operations"]["files_finalize_create"]["path.upload_id"])
+    assert upload.status == Upload.Status.PENDING and upload.owner.username == FUZZ_USER
+    assert store.head(upload.key) is not None
+
+
+def test_the_draft_to_publish_is_publishable(seeded):
+    from apps.things.models import Thing
+
+    thing = Thing.objects.get(pk=seeded["operations"]["things_publish_create"]["path.thing_id"])
+    assert not thing.is_published and thing_publish_blockers(thing) == []
+
+
+def test_the_run_configuration_is_one_schemathesis_loads(seeded, document, tmp_path, monkeypatch):
+    monkeypatch.setattr(fuzz, "OUT", tmp_path)
+    config = SchemathesisConfig.from_path(fuzz._write_config(seeded, document))
+    assert not config.cache.enabled
+    text = (tmp_path / "schemathesis.toml").read_text()
+    assert 'include-operation-id = "files_finalize_create"' in text
+    assert '"body.parent_id" = { dictionary = "copy_comment_id"' in text
+
+
+def test_the_coverage_report_tells_an_empty_segment_from_a_parameter(document):
+    lines = [
+        "GET /search//library?type=things HTTP/1.1 200\n",
+        "GET /search/robot/library HTTP/1.1 404\n",
+        "GET /search/library HTTP/1.1 404\n",  # a search for the word "library"
+        "GET /things/7/likes HTTP/1.1 200\n",
+        "GET /files/3/download HTTP/1.1 302\n",
+        "not a request line\n",
+    ]
+    statuses, unmatched = fuzz_coverage.operation_statuses(document, lines)
+    assert statuses["GET /search//library"] == {200: 1}
+    assert statuses["GET /search/{term}/library"] == {404: 1}
+    assert statuses["GET /search/{term}/"] == {404: 1}
+    assert statuses["GET /things/{thing_id}/likes"] == {200: 1}
+    assert not unmatched
+    table, reached, total = fuzz_coverage.report(document, lines, excluded={"users_destroy"})
+    assert reached == 3  # the download's 302 is its success
+    assert total == len(statuses) - 1
+    assert "ok   GET /files/{file_id}/download" in table
