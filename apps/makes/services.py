@@ -10,14 +10,17 @@ from django.db import transaction
 from django.db.models import F
 
 from apps.accounts.models import Event
-from apps.accounts.services import event_record, event_retract
+from apps.accounts.services import event_record
 from apps.core.exceptions import NotFound, RuleViolation
 from apps.makes import rules
 from apps.makes.models import Make, MakeLike
+from apps.things.likes import counted_like_add, counted_like_remove, counted_likes_release_for_user
 from apps.things.models import Thing
 from apps.uploads.models import Image, Upload
 from apps.uploads.services import object_delete_on_commit, upload_image_attach, upload_start
 from apps.uploads.services_files import image_delete
+
+_MAKE_LIKES = {"like_model": MakeLike, "target_model": Make, "field": "make"}
 
 
 def _lock_thing(thing_id: int) -> bool:
@@ -186,15 +189,7 @@ def make_like(*, user, make: Make) -> None:
     reasons = rules.make_like_blockers(user, make)
     if reasons:
         raise RuleViolation(reasons[0])
-    with transaction.atomic():
-        _lock_make(make.pk)
-        if MakeLike.objects.filter(user=user, make_id=make.pk).exists():
-            return
-        MakeLike.objects.create(user=user, make_id=make.pk)
-        Make.objects.filter(pk=make.pk).update(like_count=F("like_count") + 1)
-        event_record(
-            recipient=make.creator, actor=user, kind=Event.Kind.LIKE, target_type="make", target_id=make.pk
-        )
+    counted_like_add(**_MAKE_LIKES, target=make, user=user, event_target_type="make")
 
 
 def make_unlike(*, user, make: Make) -> None:
@@ -203,12 +198,7 @@ def make_unlike(*, user, make: Make) -> None:
     reasons = rules.make_like_blockers(user, make)
     if reasons:
         raise RuleViolation(reasons[0])
-    with transaction.atomic():
-        _lock_make(make.pk)
-        deleted, _ = MakeLike.objects.filter(user=user, make_id=make.pk).delete()
-        if deleted:
-            Make.objects.filter(pk=make.pk).update(like_count=F("like_count") - 1)
-            event_retract(actor=user, kind=Event.Kind.LIKE, target_type="make", target_id=make.pk)
+    counted_like_remove(**_MAKE_LIKES, target=make, user=user, event_target_type="make")
 
 
 # --- account deletion --------------------------------------------------------------------------------
@@ -233,8 +223,4 @@ def makes_release_for_user(*, user) -> None:
             _delete_locked([pk for pk, _, _ in own])
             for thing_id, n in visible.items():
                 Thing.objects.filter(pk=thing_id, make_count__gte=n).update(make_count=F("make_count") - n)
-        liked = sorted(MakeLike.objects.filter(user=user).values_list("make_id", flat=True))
-        if liked:
-            list(Make.objects.select_for_update().filter(pk__in=liked).order_by("pk").values_list("pk"))
-            MakeLike.objects.filter(user=user).delete()
-            Make.objects.filter(pk__in=liked).update(like_count=F("like_count") - 1)
+        counted_likes_release_for_user(**_MAKE_LIKES, user=user)

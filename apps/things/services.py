@@ -3,17 +3,17 @@
 Views, admin actions and site pages all come through here. Rules live in rules.py; reads in selectors.py.
 """
 from django.db import transaction
-from django.db.models import F
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from apps.accounts.models import Event
-from apps.accounts.services import event_record, event_retract
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.core.licenses import THING_LICENSES
 from apps.search import services as search_services
 from apps.things import rules, selectors
+from apps.things.likes import counted_like_add, counted_like_remove, counted_likes_release_for_user
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
+
+_THING_LIKES = {"like_model": Like, "target_model": Thing, "field": "thing"}
 
 FALLBACK_LICENSE = "cc-sa"
 CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
@@ -205,29 +205,16 @@ def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:
     return thing
 
 
-def _lock(thing: Thing) -> None:
-    if not Thing.objects.select_for_update().filter(pk=thing.pk).values_list("pk", flat=True):
-        raise NotFound()  # deleted since the view read it
-
-
 def thing_like(*, user, thing: Thing) -> None:
     """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once.
 
     The Thing row is locked while the Like and `like_count` change, so the counter stays exact under
-    concurrent likes and unlikes of the same Thing.
+    concurrent likes and unlikes of the same Thing (apps.things.likes).
     """
     reasons = rules.thing_like_blockers(user, thing)
     if reasons:
         raise RuleViolation(reasons[0])
-    with transaction.atomic():
-        _lock(thing)
-        if Like.objects.filter(user=user, thing=thing).exists():
-            return
-        Like.objects.create(user=user, thing=thing)
-        Thing.objects.filter(pk=thing.pk).update(like_count=F("like_count") + 1)
-        event_record(
-            recipient=thing.creator, actor=user, kind=Event.Kind.LIKE, target_type="thing", target_id=thing.pk
-        )
+    counted_like_add(**_THING_LIKES, target=thing, user=user, event_target_type="thing")
 
 
 def thing_unlike(*, user, thing: Thing) -> None:
@@ -237,12 +224,7 @@ def thing_unlike(*, user, thing: Thing) -> None:
     reasons = rules.thing_like_blockers(user, thing)
     if reasons:
         raise RuleViolation(reasons[0])
-    with transaction.atomic():
-        _lock(thing)
-        deleted, _ = Like.objects.filter(user=user, thing=thing).delete()
-        if deleted:
-            Thing.objects.filter(pk=thing.pk).update(like_count=F("like_count") - 1)
-            event_retract(actor=user, kind=Event.Kind.LIKE, target_type="thing", target_id=thing.pk)
+    counted_like_remove(**_THING_LIKES, target=thing, user=user, event_target_type="thing")
 
 
 def thing_likes_release_for_user(*, user) -> None:
@@ -251,12 +233,7 @@ def thing_likes_release_for_user(*, user) -> None:
     Called by accounts.services.user_delete inside its transaction: the cascade alone would delete the
     Like rows and leave every like_count one too high. Locks in id order, like thing_like does.
     """
-    thing_ids = sorted(Like.objects.filter(user=user).values_list("thing_id", flat=True))
-    if not thing_ids:
-        return
-    list(Thing.objects.select_for_update().filter(pk__in=thing_ids).order_by("pk").values_list("pk", flat=True))
-    Like.objects.filter(user=user).delete()
-    Thing.objects.filter(pk__in=thing_ids).update(like_count=F("like_count") - 1)
+    counted_likes_release_for_user(**_THING_LIKES, user=user)
 
 
 def thing_toggle_watch(*, user, thing: Thing) -> bool:
