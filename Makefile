@@ -6,7 +6,7 @@ PIP    := $(VENV)/bin/pip
 STAMP_DEV  := $(VENV)/.installed-dev
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test bench load install install-test migrate seed clean lint screenshots fuzz
+.PHONY: run test bench load install install-test migrate seed clean lint imports screenshots fuzz
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,17 @@ run: $(STAMP_DEV)
 ## The whole suite against the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL; local servers by default).
 test: $(STAMP_TEST)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+## Static checks (CI runs them first): ruff, the import contracts of pyproject.toml (lint-imports), mypy.
+lint: $(STAMP_TEST)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+
+## Figures of the import graph between apps: arrows, arrows back up the layer order, cross-app circles.
+## Options: make imports IMPORTS_ARGS="--verbose" or "--root ../other-checkout".
+imports: $(STAMP_TEST)
+	$(VENV)/bin/python scripts/import_graph.py $(IMPORTS_ARGS)
 
 ## Speed targets against the real PostgreSQL and Redis: seeds thingyard_bench (100k Things), loads gunicorn,
 ## writes docs/benchmarks.md. Options: make bench BENCH_ARGS="--reseed --duration 5" (python -m bench --help).

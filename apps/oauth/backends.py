@@ -85,6 +85,6 @@ class AnyBodyOAuthLibCore(OAuthLibCore):
             )
             return scopes, credentials
         except oauth2.FatalClientError as error:
-            raise FatalClientError(error=error)
+            raise FatalClientError(error=error) from error
         except oauth2.OAuth2Error as error:
-            raise OAuthToolkitError(error=error)
+            raise OAuthToolkitError(error=error) from error

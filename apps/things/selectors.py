@@ -273,7 +273,6 @@ def thing_get_for_page(thing_id: int, *, viewer) -> Thing:
 
 from django.contrib.auth import get_user_model  # noqa: E402
 
-from apps.things.models import ThingTag  # noqa: E402
 
 
 def thing_get_own(thing_id, *, viewer, detail: bool = False) -> Thing:

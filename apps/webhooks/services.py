@@ -13,7 +13,6 @@ Delivery is at least once: receivers dedupe on `webhook-id` (= message_id, the s
 import logging
 import time
 import uuid
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction

@@ -1,6 +1,6 @@
 """Quick start (`make run`): embedded defaults so the service runs with only Python present."""
 from .base import *  # noqa: F401,F403
-from .base import BASE_DIR, CELERY_BROKER_URL, DATABASE_URL, REDIS_URL, S3_ENDPOINT_URL, env
+from .base import BASE_DIR, CELERY_BROKER_URL, DATABASE_URL, REDIS_URL, S3_ENDPOINT_URL
 
 DEBUG = True
 RUN_DIR = BASE_DIR / ".run"

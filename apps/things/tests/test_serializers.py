@@ -30,4 +30,4 @@ def test_the_user_summary_equals_its_declared_fields(user):
 def test_the_short_queryset_loads_a_page_in_one_query(django_assert_num_queries):
     ThingFactory.create_batch(3)
     with django_assert_num_queries(1):
-        ThingShortSerializer(list(thing_short_queryset()), many=True).data
+        _ = ThingShortSerializer(list(thing_short_queryset()), many=True).data

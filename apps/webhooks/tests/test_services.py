@@ -295,7 +295,7 @@ def test_a_worker_finishing_after_being_swept_does_not_overwrite_the_row(hook_ap
 
 
 def test_dispatch_enqueues_due_retries_only(hook_app, receiver, allow_private):
-    due, later, fresh = _record(hook_app), _record(hook_app), _record(hook_app)
+    due, later, _fresh = _record(hook_app), _record(hook_app), _record(hook_app)
     now = timezone.now()
     Delivery.objects.filter(pk=due.pk).update(next_attempt_at=now - timedelta(minutes=1))
     Delivery.objects.filter(pk=later.pk).update(next_attempt_at=now + timedelta(hours=2))

@@ -2,7 +2,7 @@
 import pytest
 
 from apps.accounts.tests.helpers import assert_error, assert_unauthorized
-from apps.groups.models import GroupMember, GroupTopic
+from apps.groups.models import GroupMember
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ import pytest
 
 from apps.accounts.tests.factories import UserFactory
 from apps.accounts.tests.helpers import assert_error, assert_unauthorized
-from apps.groups.models import Group, GroupMember, GroupTopic
+from apps.groups.models import Group, GroupMember
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_users_collections_newest_first_paginated(api, other_user):
-    older, newer = CollectionFactory(creator=other_user), CollectionFactory(creator=other_user)
+    _older, newer = CollectionFactory(creator=other_user), CollectionFactory(creator=other_user)
     CollectionFactory()  # someone else's
     response = api.get(f"/users/{other_user.username}/collections?per_page=1")
     assert ids(response) == [newer.pk]

@@ -59,7 +59,7 @@ def test_an_unknown_user_is_404_and_anonymous_401(anon_client, api, other_user, 
 
 @pytest.mark.parametrize("rows", [1, 30])
 def test_query_count_does_not_grow(api, other_user, rows, django_assert_num_queries):
-    for thing in ThingFactory.create_batch(rows, creator=other_user):
+    for _thing in ThingFactory.create_batch(rows, creator=other_user):
         Like.objects.create(user=other_user, thing=ThingFactory())
     api.get("/users/me/")  # warm-up: the once-per-5-minutes last_active write
     for which in ("things", "likes"):
