@@ -1,14 +1,14 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from apps.core.views import OpenApiView, SwaggerUiView
 from config.health import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
-    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
+    path("openapi.json", OpenApiView.as_view(), name="openapi-schema"),
+    path("docs/", SwaggerUiView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("", include("apps.oauth.urls")),
     path("", include("apps.developers.urls")),
     path("", include("apps.accounts.urls")),

@@ -2,7 +2,7 @@
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts import selectors, services
 from apps.accounts.serializers import (
@@ -35,7 +35,7 @@ def _parse_query(serializer_class, request) -> dict:
     return serializer.validated_data
 
 
-class UserDetailView(APIView):
+class UserDetailView(ApiView):
     """/users/{username}/: read, change and delete a user (spec §4.1)."""
 
     @extend_schema(parameters=[USERNAME_PARAM], responses=UserSerializer, summary="Get a user")
@@ -69,7 +69,7 @@ class UserDetailView(APIView):
         return Response(status=204)
 
 
-class UserFollowersView(APIView):
+class UserFollowersView(ApiView):
     """/users/{username}/followers: follow (POST) and unfollow (DELETE) as the token's user."""
 
     @extend_schema(parameters=[USERNAME_PARAM], request=None, responses=OkSerializer, summary="Follow a user")
@@ -87,7 +87,7 @@ class UserFollowersView(APIView):
         return ok()
 
 
-class UserVerifyAccountView(APIView):
+class UserVerifyAccountView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         request=None,
@@ -100,7 +100,7 @@ class UserVerifyAccountView(APIView):
         return ok()
 
 
-class UserEventCountView(APIView):
+class UserEventCountView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM, UserEventCountInput],
         responses=CountSerializer,
@@ -112,7 +112,7 @@ class UserEventCountView(APIView):
         return Response({"count": selectors.event_count_since(user=user, since=params.get("timestamp"))})
 
 
-class UnreadMessageCountView(APIView):
+class UnreadMessageCountView(ApiView):
     @extend_schema(responses=CountSerializer, summary="Count the token user's unread messages")
     def get(self, request):
         return Response({"count": selectors.unread_message_count(user=request.user)})

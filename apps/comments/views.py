@@ -7,7 +7,7 @@ comment_thing_get / comment_make_get / comment_topic_get, so the 401/403/404 mat
 """
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts.serializers import OkSerializer
 from apps.comments import rules, selectors, services
@@ -45,7 +45,7 @@ def _comment_response(request, comment, status=200) -> Response:
 # --- /comments/ ------------------------------------------------------------------------------------
 
 
-class CommentCreateView(APIView):
+class CommentCreateView(ApiView):
     @extend_schema(
         request=CommentCreateInput,
         responses={201: CommentSerializer},
@@ -60,7 +60,7 @@ class CommentCreateView(APIView):
         return _comment_response(request, comment, status=201)
 
 
-class CommentDetailView(APIView):
+class CommentDetailView(ApiView):
     @extend_schema(parameters=[COMMENT_PARAM], responses=CommentSerializer, summary="Get a comment",
                    description="404 when missing, hidden, or on something the caller may not see.")
     def get(self, request, comment_id):
@@ -90,7 +90,7 @@ class CommentDetailView(APIView):
         return ok()
 
 
-class CommentRepliesView(APIView):
+class CommentRepliesView(ApiView):
     @extend_schema(
         parameters=[OpenApiParameter("parent_id", int, OpenApiParameter.PATH, description="A comment id.")],
         responses=CommentSerializer(many=True),
@@ -103,7 +103,7 @@ class CommentRepliesView(APIView):
         return paginated_response(request, replies, CommentSerializer, view=self)
 
 
-class CommentReplyView(APIView):
+class CommentReplyView(ApiView):
     @extend_schema(
         parameters=[COMMENT_PARAM],
         request=CommentBodyInput,
@@ -126,7 +126,7 @@ class CommentReplyView(APIView):
 # --- the comments of a Thing, a copy, a group topic -----------------------------------------------------
 
 
-class _TargetView(APIView):
+class _TargetView(ApiView):
     """The comment endpoints every target shares; a mixin (_OnThing, …) says how to read the target."""
 
     def target(self, request, **kwargs):

@@ -1,13 +1,8 @@
-"""Request and response conventions every API endpoint shares (DECISIONS.md: Requests, JSON-P, Rate limit)."""
-import re
-
+"""Path conventions every request shares (DECISIONS.md: Requests). The API's own pipeline (token, rate
+limit, JSON-P) is the base view apps.core.views.ApiView."""
 from django.urls import is_valid_path
-from rest_framework.views import APIView
 
-from apps.core.views import json_error, not_found
-
-# DECISIONS.md: JSON-P: letters, digits, `_`, `$`, `.`, at most 64 characters.
-JSONP_CALLBACK = re.compile(r"[A-Za-z0-9_$.]{1,64}")
+from apps.core.views import not_found
 
 
 class OptionalTrailingSlashMiddleware:
@@ -37,52 +32,3 @@ def _toggle_trailing_slash(path: str) -> str | None:
     if path == "/":
         return None
     return path[:-1] if path.endswith("/") else path + "/"
-
-
-class ApiResponseMiddleware:
-    """JSON-P and the rate-limit headers, around DRF views only (the site's pages are not the API)."""
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        response = self.get_response(request)
-        # Set by BearerTokenAuthentication, so every answer after authentication reports it, 4xx included.
-        rate_limit = getattr(request, "rate_limit", None)
-        if rate_limit is not None:
-            for name, value in rate_limit.headers().items():
-                response[name] = value
-        callback = getattr(request, "jsonp_callback", None)
-        if callback is not None and _is_json(response):
-            _wrap_jsonp(response, callback)
-        return response
-
-    def process_view(self, request, view_func, view_args, view_kwargs):
-        if request.method != "GET" or "callback" not in request.GET or not _is_api_view(view_func):
-            return None
-        callback = request.GET["callback"]
-        if not JSONP_CALLBACK.fullmatch(callback):
-            # Refused before the view runs: an arbitrary callback would let a page inject script.
-            return json_error(
-                400, "Invalid callback: use 1 to 64 letters, digits, '_', '$' or '.'", "INVALID_CALLBACK"
-            )
-        request.jsonp_callback = callback
-        return None
-
-
-def _is_api_view(view_func) -> bool:
-    view_class = getattr(view_func, "cls", None)
-    return isinstance(view_class, type) and issubclass(view_class, APIView)
-
-
-def _is_json(response) -> bool:
-    content_type = response.get("Content-Type", "").split(";")[0].strip()
-    return content_type == "application/json" and not response.streaming
-
-
-def _wrap_jsonp(response, callback: str) -> None:
-    # `/**/` keeps the body from starting with attacker-chosen bytes (the Rosetta Flash defence);
-    # nosniff stops a browser from reading the script as anything else.
-    response.content = b"/**/" + callback.encode() + b"(" + response.content + b");"
-    response["Content-Type"] = "application/javascript; charset=utf-8"
-    response["X-Content-Type-Options"] = "nosniff"

@@ -31,6 +31,7 @@ from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.settings import api_settings
 
+from apps.core.authentication import BearerAuthentication
 from apps.core.parsers import LenientJSONParser
 
 # DECISIONS.md: Errors. `errors` is {field: [messages]} on validation failures, [reasons] on publish.
@@ -167,9 +168,7 @@ class ApiAutoSchema(AutoSchema):
         return dict(sorted(responses.items()))
 
     def _requires_token(self) -> bool:
-        from apps.core.authentication import BearerTokenAuthentication
-
-        bearer = any(isinstance(a, BearerTokenAuthentication) for a in self.view.get_authenticators())
+        bearer = any(isinstance(a, BearerAuthentication) for a in self.view.get_authenticators())
         return bearer and not any(isinstance(p, AllowAny) for p in self.view.get_permissions())
 
     def _error_statuses(self, authenticated: bool) -> list[int]:
@@ -267,7 +266,8 @@ class LenientIntegerFieldSchema(OpenApiSerializerFieldExtension):
 class BearerTokenScheme(OpenApiAuthenticationExtension):
     """spec §5 step 4: `Authorization: Bearer <token>` or the `access_token` query parameter."""
 
-    target_class = "apps.core.authentication.BearerTokenAuthentication"
+    target_class = "apps.core.authentication.BearerAuthentication"
+    match_subclasses = True
     name = ["bearerAuth", "accessTokenQuery"]
 
     def get_security_requirement(self, auto_schema):

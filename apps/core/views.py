@@ -1,10 +1,81 @@
-"""Django-level error handlers: unknown paths and crashes answer DECISIONS.md's JSON body, never HTML."""
+"""The base of every API view (the one request pipeline) and Django's error handlers.
+
+Every answer is DECISIONS.md's JSON body, never HTML: inside DRF through apps.core.handlers, outside it
+(unknown paths, crashes in middleware or site pages) through the handlers at the end of this module.
+"""
 import json
 import sys
 
 from django.http import HttpResponse
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+from rest_framework.views import APIView
 
 from apps.core.handlers import error_body, service_unavailable_from, service_unavailable_log, x_error_header
+from apps.core.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
+from apps.core.ratelimit import RateLimitState, rate_limit_hit, rate_limit_key
+
+
+class ApiView(APIView):
+    """Every API endpoint derives from this: one pipeline, each concern in one place.
+
+    0. JSON-P: a GET with a bad `callback` is refused before anything runs (no token lookup either).
+    1. Authentication (REST_FRAMEWORK's authentication class, apps.oauth): no token, or an unusable one.
+    2. The rate limit (spec §8, DECISIONS.md: Rate limit): every authenticated request counts once, per
+       (application, user); over the limit is a 429, whatever the permissions would have said.
+    3. Permissions (IsTokenUser by default): 401 anonymous, 403 for an app's read-only token.
+    4. The handler. Then every answer after authentication, errors included, carries the rate-limit
+       headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
+    """
+
+    rate_limit: RateLimitState | None = None
+    jsonp_callback: str | None = None
+
+    def dispatch(self, request, *args, **kwargs):
+        callback = jsonp_callback_of(request)
+        if callback is not None and not jsonp_callback_is_valid(callback):
+            # An arbitrary callback would let a page inject script.
+            return json_error(400, INVALID_CALLBACK_MESSAGE, "INVALID_CALLBACK")
+        self.jsonp_callback = callback
+        return super().dispatch(request, *args, **kwargs)
+
+    def initial(self, request, *args, **kwargs):
+        # DRF's own initial() checks permissions before throttles; the spec's order is the one below.
+        self.format_kwarg = self.get_format_suffix(**kwargs)
+        request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
+        request.version, request.versioning_scheme = self.determine_version(request, *args, **kwargs)
+        self.perform_authentication(request)
+        self.check_rate_limit(request)
+        self.check_permissions(request)
+
+    def check_rate_limit(self, request) -> None:
+        token = request.auth
+        if token is None:
+            return  # anonymous: 401 from the permissions, or public documentation
+        # An application's read-only token has no user: it gets a bucket of its own (DECISIONS.md: OAuth).
+        key = rate_limit_key(application_id=token.application_id, user_id=token.user_id)
+        self.rate_limit = rate_limit_hit(key)
+        if not self.rate_limit.allowed:
+            self.throttled(request, self.rate_limit.retry_after())
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if self.rate_limit is not None:
+            for name, value in self.rate_limit.headers().items():
+                response[name] = value
+        if self.jsonp_callback is not None:
+            jsonp_wrap(response, self.jsonp_callback)
+        return response
+
+
+class OpenApiView(ApiView, SpectacularJSONAPIView):
+    """/openapi.json, through the same pipeline (a token counts against the limit; JSON-P works)."""
+
+
+class SwaggerUiView(ApiView, SpectacularSwaggerView):
+    """/docs/: Swagger UI on the document."""
+
+
+# --- Django-level error handlers (config/urls.py) ----------------------------------------------------
 
 
 def json_error(status: int, message: str, error_type: str, headers: dict | None = None) -> HttpResponse:

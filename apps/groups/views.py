@@ -6,7 +6,7 @@ selectors.group_get / _get_as_member / _get_editable, so 404/403 live in one pla
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.api import ok, paginated_response, parse_input, validated
@@ -48,7 +48,7 @@ def _topic_response(request, topic_id, status=200) -> Response:
     return Response(GroupTopicSerializer(topic, context={"request": request}).data, status=status)
 
 
-class GroupListView(APIView):
+class GroupListView(ApiView):
     @extend_schema(
         parameters=[GroupListQuery],
         responses=GroupSerializer(many=True),
@@ -67,7 +67,7 @@ class GroupListView(APIView):
         return _group_response(request, group.pk, status=201)
 
 
-class GroupDetailView(APIView):
+class GroupDetailView(ApiView):
     @extend_schema(parameters=[GROUP_PARAM], responses=GroupSerializer, summary="Get a group")
     def get(self, request, group_id):
         return _group_response(request, group_id)
@@ -81,7 +81,7 @@ class GroupDetailView(APIView):
         return _group_response(request, group.pk)
 
 
-class GroupImageView(APIView):
+class GroupImageView(ApiView):
     @extend_schema(parameters=[GROUP_PARAM], request=ImageUploadStartInput,
                    responses=UploadDescriptorSerializer,
                    summary="Start uploading the group image",
@@ -94,7 +94,7 @@ class GroupImageView(APIView):
         return Response(upload_descriptor(upload=upload))
 
 
-class GroupMembersView(APIView):
+class GroupMembersView(ApiView):
     @extend_schema(parameters=[GROUP_PARAM], responses=UserSummarySerializer(many=True),
                    summary="List a group's members", description="The owner first, then by join date ascending.")
     def get(self, request, group_id):
@@ -128,7 +128,7 @@ class GroupMemberView(GroupMembersView):
         return super().delete(request, group_id, user_id)
 
 
-class GroupThingsView(APIView):
+class GroupThingsView(ApiView):
     @extend_schema(parameters=[GROUP_PARAM, GroupThingsQuery], responses=ThingShortSerializer(many=True),
                    summary="List the Things in a group",
                    description="Only Things the caller may see. `sort` newest (added to the group) or popular "
@@ -140,7 +140,7 @@ class GroupThingsView(APIView):
         return paginated_response(request, things, ThingShortSerializer, view=self)
 
 
-class GroupThingView(APIView):
+class GroupThingView(ApiView):
     @extend_schema(parameters=[GROUP_PARAM, THING_PARAM], request=None, responses=OkSerializer,
                    summary="Add a Thing to a group", description="Members only (403). Already in: ok too.")
     def post(self, request, group_id, thing_id):
@@ -172,7 +172,7 @@ class GroupThingView(APIView):
         return ok()
 
 
-class GroupTopicsView(APIView):
+class GroupTopicsView(ApiView):
     @extend_schema(parameters=[GROUP_PARAM], responses=GroupTopicSerializer(many=True),
                    summary="List a group's topics", description="Pinned first, then newest first.")
     def get(self, request, group_id):
@@ -188,7 +188,7 @@ class GroupTopicsView(APIView):
         return _topic_response(request, topic.pk, status=201)
 
 
-class GroupTopicDetailView(APIView):
+class GroupTopicDetailView(ApiView):
     @extend_schema(parameters=[TOPIC_PARAM], responses=GroupTopicSerializer, summary="Get a group topic")
     def get(self, request, topic_id):
         return _topic_response(request, topic_id)
@@ -202,7 +202,7 @@ class GroupTopicDetailView(APIView):
         return _topic_response(request, topic.pk)
 
 
-class GroupTopicPinView(APIView):
+class GroupTopicPinView(ApiView):
     @extend_schema(parameters=[TOPIC_PARAM], request=None, responses=GroupTopicSerializer,
                    summary="Pin a group topic", description="Group owner only (403). Already pinned: no-op.")
     def post(self, request, topic_id):

@@ -7,7 +7,7 @@ the Thing's own matrix first.
 """
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
@@ -54,7 +54,7 @@ def _make_response(request, make_id) -> Response:
     return Response(MakeSerializer(make, context={"request": request}).data)
 
 
-class ThingCopiesView(APIView):
+class ThingCopiesView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         responses=MakeWithImagesSerializer(many=True),
@@ -84,7 +84,7 @@ class ThingCopiesView(APIView):
         return Response(upload_descriptor(upload=upload))
 
 
-class CopyListView(APIView):
+class CopyListView(ApiView):
     @extend_schema(
         responses=MakeSerializer(many=True), summary="List the latest copies", description="Newest first."
     )
@@ -93,7 +93,7 @@ class CopyListView(APIView):
         return paginated_response(request, makes, MakeSerializer, view=self)
 
 
-class CopyDetailView(APIView):
+class CopyDetailView(ApiView):
     @extend_schema(
         parameters=[COPY_PARAM], responses=MakeSerializer, summary="Get a copy", description=VISIBILITY
     )
@@ -125,7 +125,7 @@ class CopyDetailView(APIView):
         return Response(status=204)
 
 
-class CopyImagesView(APIView):
+class CopyImagesView(ApiView):
     @extend_schema(
         parameters=[COPY_PARAM, *IMAGE_QUERY],
         responses=ImageSerializer(many=True),
@@ -152,7 +152,7 @@ class CopyImagesView(APIView):
         return Response(upload_descriptor(upload=upload))
 
 
-class CopyImageDetailView(APIView):
+class CopyImageDetailView(ApiView):
     @extend_schema(
         parameters=[COPY_PARAM, IMAGE_PARAM, *IMAGE_QUERY],
         responses=ImageSerializer,
@@ -193,7 +193,7 @@ class CopyImageDetailView(APIView):
         return ok()
 
 
-class CopyLikesView(APIView):
+class CopyLikesView(ApiView):
     @extend_schema(
         parameters=[COPY_PARAM],
         request=None,
@@ -219,7 +219,7 @@ class CopyLikesView(APIView):
         return ok()
 
 
-class UserCopiesView(APIView):
+class UserCopiesView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         responses=MakeSerializer(many=True),

@@ -2,7 +2,7 @@
 every other token gets 404 (spec §7), and only the app owner's token may PATCH (rules.py)."""
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.core.api import paginated_response, parse_input
 from apps.core.permissions import IsAppToken
@@ -16,7 +16,7 @@ WHO = (
 )
 
 
-class OrderListView(APIView):
+class OrderListView(ApiView):
     permission_classes = [IsAppToken]
 
     @extend_schema(responses=OrderSerializer(many=True), summary="List the app's orders", description=WHO)
@@ -25,7 +25,7 @@ class OrderListView(APIView):
         return paginated_response(request, orders, OrderSerializer, view=self)
 
 
-class OrderDetailView(APIView):
+class OrderDetailView(ApiView):
     permission_classes = [IsAppToken]
 
     @extend_schema(

@@ -4,7 +4,7 @@ spec §7 "Search matches nothing → 404" holds for every one of them, autocompl
 """
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.core.exceptions import NotFound, ValidationFailed
@@ -45,7 +45,7 @@ def _term(raw: str | None) -> str:
     return term
 
 
-class SearchView(APIView):
+class SearchView(ApiView):
     """/search/{term}/: Things (default), users, and later makes and collections, by relevance."""
 
     @extend_schema(
@@ -67,7 +67,7 @@ class SearchView(APIView):
         )
 
 
-class SearchLibraryView(APIView):
+class SearchLibraryView(ApiView):
     """/search/{term}/library: the caller's own Things, published or not."""
 
     @extend_schema(
@@ -83,7 +83,7 @@ class SearchLibraryView(APIView):
         return paginated_response(request, queryset, LibraryThingSerializer, not_found_when_empty=True)
 
 
-class SearchTagView(APIView):
+class SearchTagView(ApiView):
     """/search/{tag}/tag: published Things carrying the tag."""
 
     @extend_schema(
@@ -99,7 +99,7 @@ class SearchTagView(APIView):
         return paginated_response(request, queryset, ThingShortSerializer, not_found_when_empty=True)
 
 
-class SearchAutocompleteView(APIView):
+class SearchAutocompleteView(ApiView):
     """/search/{term}/autocomplete: tag and Thing names starting with the term."""
 
     pagination_class = None  # one short array, sized by its own `per_page` (OpenAPI: no `page`)
@@ -124,7 +124,7 @@ class SearchAutocompleteView(APIView):
         return Response(items)
 
 
-class UserSearchView(APIView):
+class UserSearchView(ApiView):
     """/users/{username}/search/{term}: that user's Things (their own drafts only for themselves)."""
 
     @extend_schema(

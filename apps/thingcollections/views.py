@@ -5,7 +5,7 @@ selectors.collection_get / _get_own / _get_editable, so 404/403 (and the app rul
 """
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
@@ -56,7 +56,7 @@ def _collections_response(request, collections, view, *, paginate: bool = True) 
     return paginator.get_paginated_response(data) if paginate else Response(data)
 
 
-class CollectionListView(APIView):
+class CollectionListView(ApiView):
     @extend_schema(
         responses=CollectionSerializer(many=True), summary="List the latest collections", description="Newest first."
     )
@@ -75,7 +75,7 @@ class CollectionListView(APIView):
         return _collection_response(request, collection.pk, status=201)
 
 
-class CollectionDetailView(APIView):
+class CollectionDetailView(ApiView):
     @extend_schema(parameters=[COLLECTION_PARAM], responses=CollectionSerializer, summary="Get a collection")
     def get(self, request, collection_id):
         return _collection_response(request, collection_id)
@@ -112,7 +112,7 @@ class CollectionDetailView(APIView):
         return Response(status=204)
 
 
-class CollectionThingsView(APIView):
+class CollectionThingsView(ApiView):
     @extend_schema(
         parameters=[COLLECTION_PARAM, CollectionThingsQuery],
         responses=ThingShortSerializer(many=True),
@@ -126,7 +126,7 @@ class CollectionThingsView(APIView):
         return paginated_response(request, things, ThingShortSerializer, view=self)
 
 
-class CollectionThingView(APIView):
+class CollectionThingView(ApiView):
     @extend_schema(
         parameters=[COLLECTION_PARAM, THING_PARAM],
         request=CollectionAddThingInput,
@@ -172,7 +172,7 @@ def _all_flag(value: str | None) -> bool:
     raise ValidationFailed("all: Must be a valid boolean.", errors={"all": ["Must be a valid boolean."]})
 
 
-class UserCollectionsView(APIView):
+class UserCollectionsView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         responses=CollectionSerializer(many=True),
@@ -198,7 +198,7 @@ class UserCollectionsAllView(UserCollectionsView):
         return super().get(request, username, all)
 
 
-class UserCollectedThingsView(APIView):
+class UserCollectedThingsView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         responses=CollectedThingsSerializer,

@@ -7,7 +7,7 @@ Every Thing is fetched through selectors.thing_get_for_viewer (or thing_get_own)
 """
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
@@ -42,7 +42,7 @@ def _thing_response(request, thing_id, status=200) -> Response:
     return Response(ThingSerializer(thing, context={"request": request}).data, status=status)
 
 
-class ThingCreateView(APIView):
+class ThingCreateView(ApiView):
     @extend_schema(
         request=ThingCreateInput,
         responses={201: ThingSerializer},
@@ -56,7 +56,7 @@ class ThingCreateView(APIView):
         return _thing_response(request, thing.pk, status=201)
 
 
-class ThingDetailView(APIView):
+class ThingDetailView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM], responses=ThingSerializer, summary="Get a Thing", description=MATRIX
     )
@@ -89,7 +89,7 @@ class ThingDetailView(APIView):
         return ok()
 
 
-class ThingPublishView(APIView):
+class ThingPublishView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         request=None,
@@ -104,7 +104,7 @@ class ThingPublishView(APIView):
         return _thing_response(request, thing.pk)
 
 
-class ThingLikesView(APIView):
+class ThingLikesView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         responses=UserSummarySerializer(many=True),
@@ -141,7 +141,7 @@ class ThingLikesView(APIView):
         return ok()
 
 
-class ThingToggleWatchView(APIView):
+class ThingToggleWatchView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         request=None,
@@ -153,7 +153,7 @@ class ThingToggleWatchView(APIView):
         return Response({"watching": services.thing_toggle_watch(user=request.user, thing=thing)})
 
 
-class ThingAncestorsView(APIView):
+class ThingAncestorsView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         responses=ThingShortSerializer(many=True),
@@ -166,7 +166,7 @@ class ThingAncestorsView(APIView):
         return paginated_response(request, things, ThingShortSerializer, view=self)
 
 
-class ThingDerivativesView(APIView):
+class ThingDerivativesView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         responses=ThingShortSerializer(many=True),
@@ -179,7 +179,7 @@ class ThingDerivativesView(APIView):
         return paginated_response(request, things, ThingShortSerializer, view=self)
 
 
-class ThingTagsView(APIView):
+class ThingTagsView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM], responses=TagSerializer(many=True), summary="List a Thing's tags"
     )
@@ -189,7 +189,7 @@ class ThingTagsView(APIView):
         return paginated_response(request, tags, TagSerializer, view=self)
 
 
-class ThingCategoriesView(APIView):
+class ThingCategoriesView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         responses=CategorySerializer(many=True),
@@ -202,7 +202,7 @@ class ThingCategoriesView(APIView):
         return paginated_response(request, categories, CategorySerializer, view=self)
 
 
-class ThingHackThePandemicView(APIView):
+class ThingHackThePandemicView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         responses=ThingSerializer,
@@ -214,7 +214,7 @@ class ThingHackThePandemicView(APIView):
         return Response(ThingSerializer(thing, context={"request": request}).data)
 
 
-class ThingPrintsView(APIView):
+class ThingPrintsView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         responses=MakeSerializer(many=True),
@@ -228,7 +228,7 @@ class ThingPrintsView(APIView):
         return paginated_response(request, makes, MakeSerializer, view=self)
 
 
-class ThingPackageUrlView(APIView):
+class ThingPackageUrlView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         responses={200: PackageUrlSerializer, 202: PackageBuildingSerializer},
@@ -246,7 +246,7 @@ class ThingPackageUrlView(APIView):
         return Response({"url": url})
 
 
-class UserThingsView(APIView):
+class UserThingsView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         responses=ThingShortSerializer(many=True),
@@ -260,7 +260,7 @@ class UserThingsView(APIView):
         return paginated_response(request, things, ThingShortSerializer, view=self)
 
 
-class UserLikesView(APIView):
+class UserLikesView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         responses=ThingShortSerializer(many=True),
@@ -273,7 +273,7 @@ class UserLikesView(APIView):
         return paginated_response(request, things, ThingShortSerializer, view=self)
 
 
-class UserFavoritesView(APIView):
+class UserFavoritesView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         responses=FavoriteSerializer(many=True),

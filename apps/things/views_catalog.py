@@ -6,7 +6,7 @@ the category or tag when the path names one, then one COUNT and one SELECT.
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.core.api import paginated_response
 from apps.things import selectors
@@ -38,7 +38,7 @@ def _things_response(request, view, queryset) -> Response:
     return paginated_response(request, queryset, ThingShortSerializer, view=view)
 
 
-class CategoryListView(APIView):
+class CategoryListView(ApiView):
     @extend_schema(
         responses=CategoryTreeSerializer(many=True),
         summary="List categories",
@@ -49,14 +49,14 @@ class CategoryListView(APIView):
         return paginated_response(request, categories, CategoryTreeSerializer, view=self)
 
 
-class CategoryDetailView(APIView):
+class CategoryDetailView(ApiView):
     @extend_schema(parameters=[SLUG_PARAM], responses=CategoryTreeSerializer, summary="Get a category")
     def get(self, request, slug):
         category = selectors.category_get(slug, viewer=request.user)
         return Response(CategoryTreeSerializer(category, context={"request": request}).data)
 
 
-class CategoryThingsView(APIView):
+class CategoryThingsView(ApiView):
     @extend_schema(
         parameters=[SLUG_PARAM],
         responses=ThingShortSerializer(many=True),
@@ -71,7 +71,7 @@ class CategoryThingsView(APIView):
         )
 
 
-class TagListView(APIView):
+class TagListView(ApiView):
     @extend_schema(
         responses=TagSerializer(many=True),
         summary="List tags",
@@ -81,14 +81,14 @@ class TagListView(APIView):
         return paginated_response(request, selectors.tag_list(viewer=request.user), TagSerializer, view=self)
 
 
-class TagDetailView(APIView):
+class TagDetailView(ApiView):
     @extend_schema(parameters=[TAG_PARAM], responses=TagSerializer, summary="Get a tag")
     def get(self, request, tag):
         found = selectors.tag_get(tag, viewer=request.user)
         return Response(TagSerializer(found, context={"request": request}).data)
 
 
-class TagThingsView(APIView):
+class TagThingsView(ApiView):
     @extend_schema(
         parameters=[TAG_PARAM],
         responses=ThingShortSerializer(many=True),
@@ -100,13 +100,13 @@ class TagThingsView(APIView):
         return _things_response(request, self, selectors.tag_list_things(tag=found, viewer=request.user))
 
 
-class NewestThingsView(APIView):
+class NewestThingsView(ApiView):
     @extend_schema(responses=ThingShortSerializer(many=True), summary="List the newest Things")
     def get(self, request):
         return _things_response(request, self, selectors.thing_list_newest(viewer=request.user))
 
 
-class PopularThingsView(APIView):
+class PopularThingsView(ApiView):
     @extend_schema(
         responses=ThingShortSerializer(many=True),
         summary="List popular Things",
@@ -117,7 +117,7 @@ class PopularThingsView(APIView):
         return _things_response(request, self, selectors.thing_list_popular(viewer=request.user))
 
 
-class FeaturedThingsView(APIView):
+class FeaturedThingsView(ApiView):
     @extend_schema(
         responses=ThingShortSerializer(many=True),
         summary="List featured Things",

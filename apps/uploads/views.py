@@ -6,7 +6,7 @@ The file and image reads (lists, detail, download …) are in views_files.py.
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_own
 from apps.core.api import parse_input
@@ -42,7 +42,7 @@ def _start(request, *, kind: str, target_id: int) -> Response:
     return Response(services.upload_descriptor(upload=upload))
 
 
-class ThingFileUploadStartView(APIView):
+class ThingFileUploadStartView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
         request=UploadStartInput,
@@ -59,7 +59,7 @@ class ThingFileUploadStartView(APIView):
         return Response(services.upload_descriptor(upload=upload))
 
 
-class UserAvatarUploadStartView(APIView):
+class UserAvatarUploadStartView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         request=ImageUploadStartInput,
@@ -72,7 +72,7 @@ class UserAvatarUploadStartView(APIView):
         return _start(request, kind=Upload.Kind.AVATAR, target_id=user.pk)
 
 
-class UserCoverUploadStartView(APIView):
+class UserCoverUploadStartView(ApiView):
     @extend_schema(
         parameters=[USERNAME_PARAM],
         request=ImageUploadStartInput,
@@ -85,7 +85,7 @@ class UserCoverUploadStartView(APIView):
         return _start(request, kind=Upload.Kind.COVER, target_id=user.pk)
 
 
-class UploadFinalizeView(APIView):
+class UploadFinalizeView(ApiView):
     @extend_schema(
         parameters=[UPLOAD_PARAM],
         request=None,

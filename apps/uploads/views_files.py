@@ -6,7 +6,7 @@ Every Thing is fetched through apps.things.selectors (thing_get_for_viewer / thi
 """
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
@@ -30,7 +30,7 @@ VISIBILITY = (
 )
 
 
-class ThingFilesView(APIView):
+class ThingFilesView(ApiView):
     """GET /things/{id}/files. The upload flow adds POST (combine(): apps/uploads/urls.py)."""
 
     @extend_schema(parameters=[THING_PARAM], responses=FileSerializer(many=True), summary="List a Thing's files",
@@ -41,7 +41,7 @@ class ThingFilesView(APIView):
         return paginated_response(request, files, FileSerializer, view=self)
 
 
-class ThingFileDetailView(APIView):
+class ThingFileDetailView(ApiView):
     @extend_schema(parameters=[THING_PARAM, FILE_PARAM], responses=FileSerializer, summary="Get a Thing's file",
                    description=VISIBILITY + " A file of another Thing is 404.")
     def get(self, request, thing_id, file_id):
@@ -58,7 +58,7 @@ class ThingFileDetailView(APIView):
         return ok()
 
 
-class ThingImagesView(APIView):
+class ThingImagesView(ApiView):
     @extend_schema(parameters=[THING_PARAM, *IMAGE_QUERY], responses=ImageSerializer(many=True),
                    summary="List a Thing's images",
                    description=VISIBILITY + " `size` requires `type` (400); unknown values are 400.")
@@ -69,7 +69,7 @@ class ThingImagesView(APIView):
         return paginated_response(request, images, ImageSerializer, view=self, context=query)
 
 
-class ThingImageDetailView(APIView):
+class ThingImageDetailView(ApiView):
     @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM, *IMAGE_QUERY], responses=ImageSerializer,
                    summary="Get a Thing's image", description=VISIBILITY)
     def get(self, request, thing_id, image_id):
@@ -97,7 +97,7 @@ class ThingImageDetailView(APIView):
         return ok()
 
 
-class FileDetailView(APIView):
+class FileDetailView(ApiView):
     @extend_schema(parameters=[FILE_PARAM], responses=FileSerializer, summary="Get a file",
                    description="The file with its URLs (thumbnail and three.js JSON when rendered). "
                    + VISIBILITY)
@@ -106,7 +106,7 @@ class FileDetailView(APIView):
         return Response(FileSerializer(file).data)
 
 
-class FileDownloadView(APIView):
+class FileDownloadView(ApiView):
     @extend_schema(parameters=[FILE_PARAM], responses={302: OpenApiResponse(description="To the file")},
                    summary="Download a file",
                    description="302 to a short-lived store URL that saves the file under its name; the "
@@ -117,7 +117,7 @@ class FileDownloadView(APIView):
         return Response(status=302, headers={"Location": url})
 
 
-class UserDownloadsView(APIView):
+class UserDownloadsView(ApiView):
     @extend_schema(parameters=[OpenApiParameter("username", str, OpenApiParameter.PATH)],
                    responses=ThingShortSerializer(many=True), summary="List the Things a user downloaded",
                    description="Most recently downloaded first, each Thing once, only Things the caller may "

@@ -95,7 +95,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "apps.core.middleware.ApiResponseMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -173,11 +172,10 @@ CACHES = (
 
 # --- Django REST framework -------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["apps.core.authentication.BearerTokenAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["apps.oauth.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["apps.core.permissions.IsTokenUser"],
     "DEFAULT_PARSER_CLASSES": ["apps.core.parsers.LenientJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_THROTTLE_CLASSES": ["apps.core.throttling.RateLimitThrottle"],
     "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.LinkHeaderPagination",
     "PAGE_SIZE": 30,
     "EXCEPTION_HANDLER": "apps.core.handlers.exception_handler",

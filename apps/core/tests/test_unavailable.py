@@ -42,7 +42,7 @@ def test_a_database_error_while_checking_the_token_is_a_503(api, monkeypatch):
     def unreachable(**kwargs):
         raise OperationalError("could not connect to server")
 
-    monkeypatch.setattr("apps.core.authentication.access_token_get_active", unreachable)
+    monkeypatch.setattr("apps.oauth.authentication.access_token_get_active", unreachable)
     assert_unavailable(api.get("/echo"), DATABASE_DOWN, "5")
 
 

@@ -5,14 +5,14 @@ from django.urls import path
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from apps.core.views import ApiView
 
 from apps.core.api import paginated_response
 from apps.core.exceptions import PermissionDenied
 from apps.core.permissions import IsAppToken
 
 
-class EchoView(APIView):
+class EchoView(ApiView):
     def get(self, request):
         return Response({"user": request.user.username})
 
@@ -26,28 +26,28 @@ class UserRowSerializer(serializers.ModelSerializer):
         fields = ["id", "username"]
 
 
-class UserListView(APIView):
+class UserListView(ApiView):
     def get(self, request):
         users = get_user_model().objects.filter(username__startswith=request.query_params.get("prefix", ""))
         return paginated_response(request, users.order_by("id"), UserRowSerializer)
 
 
-class ForbiddenView(APIView):
+class ForbiddenView(ApiView):
     def get(self, request):
         raise PermissionDenied()
 
 
-class CrashView(APIView):
+class CrashView(ApiView):
     def get(self, request):
         raise RuntimeError("boom")
 
 
-class DatabaseDownView(APIView):
+class DatabaseDownView(ApiView):
     def get(self, request):
         raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
 
 
-class BrokerDownView(APIView):
+class BrokerDownView(ApiView):
     def get(self, request):
         raise BrokerOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
@@ -57,7 +57,7 @@ def plain_database_down(request):
     raise InterfaceError("connection already closed")
 
 
-class AppTokenView(APIView):
+class AppTokenView(ApiView):
     permission_classes = [IsAppToken]
 
     def get(self, request):

@@ -1,0 +1,56 @@
+"""The API's authentication class (settings: REST_FRAMEWORK's DEFAULT_AUTHENTICATION_CLASSES).
+
+No token: anonymous (the permission check answers 401). An unknown, expired or revoked token, or a
+suspended user's: 401. A known token also keeps the user's `last_active` fresh. The rate limit is counted
+after authentication by the base API view (apps.core.views.ApiView), not here.
+"""
+import logging
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.utils import timezone
+from rest_framework.exceptions import AuthenticationFailed
+
+from apps.core.authentication import BearerAuthentication, token_from_request
+from apps.oauth.selectors import access_token_get_active
+
+log = logging.getLogger(__name__)
+
+LAST_ACTIVE_RESOLUTION = timedelta(minutes=5)
+
+
+class BearerTokenAuthentication(BearerAuthentication):
+    def authenticate(self, request):
+        raw = token_from_request(request._request)
+        if raw is None:
+            return None  # anonymous; IsTokenUser answers 401
+        # DOT's indexed checksum lookup; expired tokens and suspended users' tokens count as unknown.
+        token = access_token_get_active(token=raw)
+        if token is None:
+            # DRF's own exception, so DRF marks the request unauthenticated and sends WWW-Authenticate.
+            raise AuthenticationFailed("Unauthorized")
+        if token.user_id is None:
+            # An app's read-only token has no user (DECISIONS.md: OAuth); views opt in with IsAppToken.
+            return (None, token)
+        _note_activity(token.user)
+        return (token.user, token)
+
+
+def _note_activity(user) -> None:
+    """Keep `last_active` (spec §2 User) fresh to 5 minutes without writing on every request.
+
+    The loaded value answers most requests for free; when it is stale, cache.add() lets exactly one of
+    the user's concurrent requests write, with a single UPDATE that skips save() and its signals.
+    """
+    now = timezone.now()
+    if user.last_active is not None and now - user.last_active < LAST_ACTIVE_RESOLUTION:
+        return
+    try:
+        first = cache.add(f"last-active:{user.pk}", 1, timeout=int(LAST_ACTIVE_RESOLUTION.total_seconds()))
+    except Exception as exc:  # the cache is an optimisation here; never fail a request over it
+        log.warning("Cannot gate last_active update in the cache: %s", exc)
+        return
+    if first:
+        get_user_model().objects.filter(pk=user.pk).update(last_active=now)
+        user.last_active = now
