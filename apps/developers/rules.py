@@ -4,7 +4,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from oauth2_provider.models import get_application_model
 
-from apps.developers import netcheck
+from apps.core import netcheck
 
 Application = get_application_model()
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import certifi
 import urllib3
 
-from apps.developers import netcheck
+from apps.core import netcheck
 
 
 @dataclass

@@ -1,6 +1,7 @@
 import pytest
 
-from apps.developers import netcheck, rules
+from apps.core import netcheck
+from apps.developers import rules
 
 
 def test_application_url_is_required_for_web_and_thing_apps_only():
