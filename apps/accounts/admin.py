@@ -8,7 +8,7 @@ from django.template.response import TemplateResponse
 
 from apps.accounts import services
 from apps.accounts.forms import SuspendForm
-from apps.accounts.models import Event, Follow, Message, User
+from apps.accounts.models import Follow, Message, User
 from apps.core.admin import ReadOnlyAdmin
 from apps.core.exceptions import DomainError
 
@@ -124,15 +124,6 @@ class FollowAdmin(ReadOnlyAdmin):
     list_select_related = ("follower", "followed")
     search_fields = ("follower__username", "followed__username")
     raw_id_fields = ("follower", "followed")
-
-
-@admin.register(Event)
-class EventAdmin(ReadOnlyAdmin):
-    list_display = ("recipient", "kind", "actor", "target_type", "target_id", "created")
-    list_filter = ("kind",)
-    list_select_related = ("recipient", "actor")
-    search_fields = ("recipient__username", "actor__username")
-    raw_id_fields = ("recipient", "actor")
 
 
 @admin.register(Message)

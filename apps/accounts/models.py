@@ -79,28 +79,6 @@ class Follow(models.Model):
         ]
 
 
-class Event(models.Model):
-    """Something that happened to a user (a follower, a like, a comment …): what event-count counts."""
-
-    class Kind(models.TextChoices):
-        FOLLOW = "follow", "New follower"
-        LIKE = "like", "Like"
-        COMMENT = "comment", "Comment"
-        MAKE = "make", "Make"
-        COLLECT = "collect", "Collect"
-        OTHER = "other", "Other"
-
-    recipient = models.ForeignKey(User, on_delete=models.CASCADE, related_name="events")
-    actor = models.ForeignKey(User, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    target_type = models.CharField(max_length=32, blank=True)
-    target_id = models.BigIntegerField(null=True, blank=True)
-    created = models.DateTimeField(auto_now_add=True, db_index=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["recipient", "created"])]
-
-
 class Message(models.Model):
     """A private message between users; the API only counts the unread ones (spec §4.1)."""
 

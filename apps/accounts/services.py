@@ -23,7 +23,10 @@ from oauth2_provider.models import (
 )
 
 from apps.accounts import rules, selectors
-from apps.accounts.models import Event, Follow, Message, User
+from apps.accounts.models import Follow, Message, User
+from apps.accounts.release import user_release_hooks
+from apps.activity.models import Event
+from apps.activity.services import event_record, event_retract
 from apps.core.api import site_url
 from apps.core.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
 
@@ -51,6 +54,20 @@ def user_update(*, user: User, data: dict) -> User:
         # update_fields: a concurrent last_active touch or suspension is not overwritten with stale values.
         user.save(update_fields=changed)
     return user
+
+
+def user_image_replace(*, user_id: int, field: str, key: str) -> str:
+    """Set the user's avatar or cover to the stored object `key`, under the user's row lock; returns the
+    key it replaced ("" for none). LookupError when the user is gone. For the upload flow's finalizer."""
+    if field not in ("avatar", "cover"):
+        raise ValueError(f"not a profile image: {field}")
+    user = User.objects.select_for_update().filter(pk=user_id).only("pk", field).first()
+    if user is None:
+        raise LookupError(user_id)
+    previous = getattr(user, field)
+    setattr(user, field, key)
+    user.save(update_fields=[field])
+    return previous
 
 
 def user_register(*, username: str, email: str, password: str) -> User:
@@ -102,17 +119,11 @@ def user_delete(*, user: User, application=None) -> None:
         reasons = rules.user_delete_blockers(application=application)
         if reasons:
             raise PermissionDenied(reasons[0])
-    # Apps that build on accounts keep their counters exact before the cascade removes the rows.
-    from apps.comments.services import comments_release_for_user
-    from apps.makes.services import makes_release_for_user
-    from apps.thingcollections.services import collections_release_for_user
-    from apps.things.services import thing_likes_release_for_user
-
     _revoke_tokens(user)
-    thing_likes_release_for_user(user=user)
-    makes_release_for_user(user=user)
-    collections_release_for_user(user=user)
-    comments_release_for_user(user=user)
+    # Apps that build on accounts keep their counters exact before the cascade removes the rows
+    # (apps.accounts.release: each registers what to release, accounts imports none of them).
+    for release in user_release_hooks():
+        release(user=user)
     try:
         with transaction.atomic():
             user.delete()
@@ -147,41 +158,7 @@ def user_unsuspend(*, user: User) -> User:
     return user
 
 
-# --- follows and events ----------------------------------------------------------------------------
-
-
-def event_record(
-    *, recipient: User | None = None, recipient_id: int | None = None, actor: User | None, kind: str,
-    target_type: str = "", target_id=None,
-):
-    """Note that something happened to a user (what event-count counts). None for one's own actions.
-
-    The target is what the event is about, so that (actor, kind, target) names one happening: the liked
-    Thing or make, the new comment, the new make, the collected Thing, the follower. event-count counts
-    each (actor, kind, target) once; undoing the action (unlike, unfollow) calls event_retract."""
-    recipient_id = recipient.pk if recipient is not None else recipient_id
-    if actor is not None and actor.pk == recipient_id:
-        return None
-    return Event.objects.create(
-        recipient_id=recipient_id, actor=actor, kind=kind, target_type=target_type, target_id=target_id
-    )
-
-
-def event_retract(
-    *, actor: User | int, kind: str, target_type: str, target_id=None, target_ids=(),
-    recipient: User | None = None,
-) -> int:
-    """Forget the events of an action that was undone (unlike, unfollow, a Thing taken out of the last
-    collection): a like taken back is no longer news, and liking again records it anew, once.
-    `target_ids` retracts several targets of one actor at once."""
-    ids = [target_id] if target_id is not None else list(target_ids)
-    if not ids:
-        return 0
-    events = Event.objects.filter(actor=actor, kind=kind, target_type=target_type, target_id__in=ids)
-    if recipient is not None:
-        events = events.filter(recipient=recipient)
-    deleted, _ = events.delete()
-    return deleted
+# --- follows ----------------------------------------------------------------------------
 
 
 def user_follow(*, follower: User, followed: User) -> Follow:

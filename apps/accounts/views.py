@@ -5,6 +5,7 @@ from rest_framework.response import Response
 from apps.core.views import ApiView
 
 from apps.accounts import selectors, services
+from apps.activity.selectors import event_count_since
 from apps.accounts.serializers import (
     CountSerializer,
     OkSerializer,
@@ -109,7 +110,7 @@ class UserEventCountView(ApiView):
     def get(self, request, username):
         user = selectors.user_get_own(username, viewer=request.user)
         params = _parse_query(UserEventCountInput, request)
-        return Response({"count": selectors.event_count_since(user=user, since=params.get("timestamp"))})
+        return Response({"count": event_count_since(user=user, since=params.get("timestamp"))})
 
 
 class UnreadMessageCountView(ApiView):

@@ -10,7 +10,9 @@ class CommentsConfig(AppConfig):
     def ready(self):
         # event-count stops counting a comment event once the comment is deleted or hidden, or hidden with
         # what it is on (a hidden Thing, copy or group hides its comments: docs/decisions.md Comments).
-        from apps.accounts.selectors import event_target_register
+        from apps.accounts.release import user_release_register
+        from apps.activity.selectors import event_target_register
+        from apps.comments import services
         from apps.comments.models import Comment
 
         def live_comments():
@@ -20,3 +22,5 @@ class CommentsConfig(AppConfig):
             )
 
         event_target_register("comment", live_comments)
+        # Account deletion: the user's comments vanish with their counters (accounts.release).
+        user_release_register("comments", services.comments_release_for_user)

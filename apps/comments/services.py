@@ -11,24 +11,25 @@ Locks are taken in one direction: comment rows first (a reply before its parent)
 from collections import Counter
 
 from django.db import transaction
-from django.db.models import F
 
-from apps.accounts.models import Event
-from apps.accounts.services import event_record
+from apps.activity.models import Event
+from apps.activity.services import event_record
 from apps.comments import rules
 from apps.comments.markup import comment_body_render
 from apps.comments.models import Comment
 from apps.comments.selectors import TARGET_FIELD, target_type_of
 from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
 from apps.core.moderation import viewer_sees_hidden
+from apps.groups.counters import topic_count_add
 from apps.groups.models import GroupMember, GroupTopic
-from apps.makes.models import Make
-from apps.things.models import Thing
+from apps.makes.counters import make_count_add
+from apps.things.counters import thing_count_add
 
-COUNTER_MODELS = {
-    Comment.TargetType.THING: Thing,
-    Comment.TargetType.MAKE: Make,
-    Comment.TargetType.GROUP_TOPIC: GroupTopic,
+# Each target's counters have one owner; comments move comment_count through it.
+COUNT_ADD = {
+    Comment.TargetType.THING: thing_count_add,
+    Comment.TargetType.MAKE: make_count_add,
+    Comment.TargetType.GROUP_TOPIC: topic_count_add,
 }
 
 
@@ -36,11 +37,8 @@ def _count_adjust(target_type: str, target_id: int, delta: int) -> bool:
     """Move the target's comment_count by `delta`; False when the target is gone (deleted meanwhile).
 
     The UPDATE also locks the target row until commit, so a concurrent delete of the target either
-    waits for this comment or has already happened (then nothing matches)."""
-    rows = COUNTER_MODELS[target_type].objects.filter(pk=target_id)
-    if delta < 0:
-        rows = rows.filter(comment_count__gte=-delta)  # never below 0 (PositiveIntegerField's check)
-    return rows.update(comment_count=F("comment_count") + delta) > 0
+    waits for this comment or has already happened (then nothing matches). Never below 0."""
+    return COUNT_ADD[target_type](target_id, "comment_count", delta) > 0
 
 
 def _counted_set(comment: Comment, counted: bool) -> None:
@@ -206,8 +204,8 @@ def comment_count_reconcile(*, comment: Comment) -> None:
 
 
 def comments_release_for_user(*, user) -> None:
-    """A departing user's comments vanish, keeping counters exact (for accounts.services.user_delete,
-    inside its transaction): those with replies become placeholders, the rest are removed, and so are
+    """A departing user's comments vanish, keeping counters exact (a release hook of account deletion,
+    accounts.release, inside its transaction): those with replies become placeholders, the rest are removed, and so are
     placeholders left with no reply. The cascade alone would leave every counter too high."""
     rows = list(
         Comment.objects.select_for_update().filter(user=user).order_by("pk")

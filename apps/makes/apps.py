@@ -8,7 +8,8 @@ class MakesConfig(AppConfig):
 
     def ready(self):
         # spec §4.10 for copies: the uploads app finalizes, this app says what the upload becomes.
-        from apps.accounts.selectors import event_target_register
+        from apps.accounts.release import user_release_register
+        from apps.activity.selectors import event_target_register
         from apps.makes import services
         from apps.makes.models import Make
         from apps.uploads.models import Upload
@@ -20,3 +21,5 @@ class MakesConfig(AppConfig):
         # event-count: events about a make (likes of it, the make itself) stop counting once it is
         # deleted or hidden by a moderator, itself or with its Thing, as for Things and comments.
         event_target_register("make", lambda: Make.objects.filter(is_hidden=False, thing__is_hidden=False))
+        # Account deletion: the user's makes and likes of makes go with their counters (accounts.release).
+        user_release_register("makes", services.makes_release_for_user)

@@ -3,32 +3,36 @@ moderation counters, and the release of a departing user's makes and likes.
 
 Counters stay exact under concurrency:
 - `Thing.make_count` is the number of the Thing's visible (not hidden) makes. Every change takes the
-  Thing's row lock first, then the make's, so creating, deleting and re-counting never interleave.
-- `Make.like_count` changes under the make's row lock with an F() update, as Thing likes do.
+  Thing's row lock first (apps.things.counters), then the make's, so creating, deleting and re-counting
+  never interleave.
+- `Make.like_count` changes under the make's row lock (makes.counters), as Thing likes do.
 """
 from django.db import transaction
-from django.db.models import F
 
-from apps.accounts.models import Event
-from apps.accounts.services import event_record
+from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remove, counted_likes_release_for_user
+from apps.activity.models import Event
+from apps.activity.services import event_record
 from apps.core.exceptions import NotFound, RuleViolation
-from apps.makes import rules
+from apps.makes import counters, rules
 from apps.makes.models import Make, MakeLike
-from apps.things.likes import counted_like_add, counted_like_remove, counted_likes_release_for_user
+from apps.things import counters as thing_counters
 from apps.things.models import Thing
 from apps.uploads.models import Image, Upload
 from apps.uploads.services import object_delete_on_commit, upload_image_attach, upload_start
 from apps.uploads.services_files import image_delete
 
-_MAKE_LIKES = {"like_model": MakeLike, "target_model": Make, "field": "make"}
-
-
-def _lock_thing(thing_id: int) -> bool:
-    return bool(Thing.objects.select_for_update().filter(pk=thing_id).values_list("pk", flat=True))
+MAKE_LIKES = LikeTarget(
+    like_model=MakeLike,
+    field="make",
+    event_target_type="make",
+    lock=counters.make_lock,
+    lock_many=counters.makes_lock,
+    count_add=lambda make_ids, delta: counters.make_count_add(make_ids, "like_count", delta),
+)
 
 
 def _lock_make(make_id: int) -> None:
-    if not Make.objects.select_for_update().filter(pk=make_id).values_list("pk", flat=True):
+    if not counters.make_lock(make_id):
         raise NotFound()  # deleted since the view read it
 
 
@@ -54,7 +58,7 @@ def _delete_locked(make_ids: list[int]) -> None:
 
 def _create_locked(*, thing: Thing, creator, description: str = "") -> Make:
     make = Make.objects.create(thing=thing, creator=creator, description=description)
-    Thing.objects.filter(pk=thing.pk).update(make_count=F("make_count") + 1)
+    thing_counters.thing_count_add(thing.pk, "make_count", 1)
     event_record(
         recipient=thing.creator, actor=creator, kind=Event.Kind.MAKE, target_type="make", target_id=make.pk
     )
@@ -67,7 +71,7 @@ def make_create(*, thing: Thing, creator, description: str = "") -> Make:
     Side effects: the Thing's make_count goes up; a `make` event for the Thing's creator.
     """
     with transaction.atomic():
-        if not _lock_thing(thing.pk):
+        if not thing_counters.thing_lock(thing.pk):
             raise NotFound()
         reasons = rules.make_create_blockers(thing)
         if reasons:
@@ -96,7 +100,7 @@ def make_new_finalize(upload: Upload, *, size: int) -> None:
     LookupError (the upload fails) when the Thing was deleted, hidden or unpublished meanwhile.
     Side effects: as make_create, plus the image's processing on commit.
     """
-    thing = Thing.objects.select_for_update().filter(pk=upload.target_id).first()
+    thing = thing_counters.thing_get_locked(upload.target_id)
     if thing is None or thing.is_hidden or rules.make_create_blockers(thing):
         raise LookupError(upload.target_id)
     make = _create_locked(thing=thing, creator=upload.owner)
@@ -106,7 +110,7 @@ def make_new_finalize(upload: Upload, *, size: int) -> None:
 def make_image_finalize(upload: Upload, *, size: int) -> None:
     """Upload finalizer (apps.uploads) of `copy_image`: another image of the make. The make's row lock
     holds off a concurrent delete; LookupError when it is already gone."""
-    if not Make.objects.select_for_update().filter(pk=upload.target_id).values_list("pk", flat=True):
+    if not counters.make_lock(upload.target_id):
         raise LookupError(upload.target_id)
     upload_image_attach(upload, size=size, copy_id=upload.target_id)
 
@@ -131,13 +135,13 @@ def make_delete(*, make: Make) -> None:
     """Delete a make irreversibly, with its images (rows now, store objects on commit) and likes; the
     Thing's make_count follows when the make was visible. Deleting it twice is a no-op."""
     with transaction.atomic():
-        _lock_thing(make.thing_id)
+        thing_counters.thing_lock(make.thing_id)
         row = Make.objects.select_for_update().filter(pk=make.pk).values("is_hidden").first()
         if row is None:
             return
         _delete_locked([make.pk])
         if not row["is_hidden"]:
-            Thing.objects.filter(pk=make.thing_id, make_count__gt=0).update(make_count=F("make_count") - 1)
+            thing_counters.thing_count_add(make.thing_id, "make_count", -1)
 
 
 def make_hidden_changed(*, make: Make) -> None:
@@ -145,10 +149,10 @@ def make_hidden_changed(*, make: Make) -> None:
     makes under its lock. A count rather than ±1: the hide committed in its own transaction, so this
     stays exact whatever ran in between."""
     with transaction.atomic():
-        if not _lock_thing(make.thing_id):
+        if not thing_counters.thing_lock(make.thing_id):
             return
         count = Make.objects.filter(thing_id=make.thing_id, is_hidden=False).count()
-        Thing.objects.filter(pk=make.thing_id).update(make_count=count)
+        thing_counters.thing_count_set(make.thing_id, "make_count", count)
 
 
 # --- images ------------------------------------------------------------------------------------------
@@ -189,7 +193,7 @@ def make_like(*, user, make: Make) -> None:
     reasons = rules.make_like_blockers(user, make)
     if reasons:
         raise RuleViolation(reasons[0])
-    counted_like_add(**_MAKE_LIKES, target=make, user=user, event_target_type="make")
+    counted_like_add(MAKE_LIKES, item=make, user=user)
 
 
 def make_unlike(*, user, make: Make) -> None:
@@ -198,14 +202,14 @@ def make_unlike(*, user, make: Make) -> None:
     reasons = rules.make_like_blockers(user, make)
     if reasons:
         raise RuleViolation(reasons[0])
-    counted_like_remove(**_MAKE_LIKES, target=make, user=user, event_target_type="make")
+    counted_like_remove(MAKE_LIKES, item=make, user=user)
 
 
 # --- account deletion --------------------------------------------------------------------------------
 
 
 def makes_release_for_user(*, user) -> None:
-    """Before a user is deleted (accounts.services.user_delete): delete their makes, lowering each
+    """Before a user is deleted (a release hook, accounts.release): delete their makes, lowering each
     Thing's make_count, and remove their likes of makes, lowering each make's like_count. The cascade
     alone would leave both counters too high.
 
@@ -214,13 +218,12 @@ def makes_release_for_user(*, user) -> None:
     with transaction.atomic():
         own = list(Make.objects.filter(creator=user).values_list("pk", "thing_id", "is_hidden"))
         if own:
-            thing_ids = sorted({thing_id for _, thing_id, _ in own})
-            list(Thing.objects.select_for_update().filter(pk__in=thing_ids).order_by("pk").values_list("pk"))
+            thing_counters.things_lock({thing_id for _, thing_id, _ in own})
             visible = {}
             for _, thing_id, is_hidden in own:
                 if not is_hidden:
                     visible[thing_id] = visible.get(thing_id, 0) + 1
             _delete_locked([pk for pk, _, _ in own])
             for thing_id, n in visible.items():
-                Thing.objects.filter(pk=thing_id, make_count__gte=n).update(make_count=F("make_count") - n)
-        counted_likes_release_for_user(**_MAKE_LIKES, user=user)
+                thing_counters.thing_count_add(thing_id, "make_count", -n)
+        counted_likes_release_for_user(MAKE_LIKES, user=user)

@@ -6,3 +6,10 @@ class ThingCollectionsConfig(AppConfig):
     # Not "collections": that label shadows Python's stdlib module name in some tooling.
     label = "thingcollections"
     verbose_name = "Collections"
+
+    def ready(self):
+        from apps.accounts.release import user_release_register
+        from apps.thingcollections import services
+
+        # Account deletion: the user's collections go with each Thing's collect_count (accounts.release).
+        user_release_register("thingcollections", services.collections_release_for_user)

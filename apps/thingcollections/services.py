@@ -4,13 +4,12 @@ request.auth.application), or None for the user's own site session, which the ap
 Every write locks the collection row first, so adds, removes and deletes of one collection run one at a
 time and each Thing's `collect_count` (the number of collections holding it) stays exact."""
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
-from apps.accounts.models import Event
-from apps.accounts.services import event_record, event_retract
+from apps.activity.models import Event
+from apps.activity.services import event_record, event_retract
 from apps.core.exceptions import NotFound, PermissionDenied
-from apps.things.models import Thing
+from apps.things.counters import thing_count_add
 from apps.thingcollections import rules
 from apps.thingcollections.models import Collection, CollectionThing
 
@@ -27,8 +26,7 @@ def _touch(collection) -> None:
 
 
 def _collect_count_lower(thing_ids) -> None:
-    # Never below 0, the counter's check constraint (PositiveIntegerField).
-    Thing.objects.filter(pk__in=thing_ids, collect_count__gt=0).update(collect_count=F("collect_count") - 1)
+    thing_count_add(thing_ids, "collect_count", -1)  # never below 0 (apps.things.counters)
 
 
 def collection_create(*, creator, name: str, description: str = "", application=None) -> Collection:
@@ -95,7 +93,7 @@ def collection_add_thing(
             defaults={"description": description or "", "added_by_app": application},
         )
         if created:
-            Thing.objects.filter(pk=thing.pk).update(collect_count=F("collect_count") + 1)
+            thing_count_add(thing.pk, "collect_count", 1)
             event_record(
                 recipient_id=thing.creator_id, actor=user, kind=Event.Kind.COLLECT, target_type="thing",
                 target_id=thing.pk,
@@ -126,7 +124,7 @@ def collection_remove_thing(*, collection, thing_id: int, user, application=None
 
 def collections_release_for_user(*, user) -> None:
     """Delete a departing user's collections, keeping `collect_count` exact (the cascade alone would
-    leave every collected Thing's counter one too high). For accounts.services.user_delete."""
+    leave every collected Thing's counter one too high). A release hook of account deletion (accounts.release)."""
     for collection in Collection.objects.filter(creator=user).order_by("pk"):
         with transaction.atomic():
             _delete_locked(_lock(collection))

@@ -6,14 +6,21 @@ from django.db import transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remove, counted_likes_release_for_user
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.core.licenses import THING_LICENSES
+from apps.things import counters, rules, selectors
 from apps.search import services as search_services
-from apps.things import rules, selectors
-from apps.things.likes import counted_like_add, counted_like_remove, counted_likes_release_for_user
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
 
-_THING_LIKES = {"like_model": Like, "target_model": Thing, "field": "thing"}
+THING_LIKES = LikeTarget(
+    like_model=Like,
+    field="thing",
+    event_target_type="thing",
+    lock=counters.thing_lock,
+    lock_many=counters.things_lock,
+    count_add=lambda thing_ids, delta: counters.thing_count_add(thing_ids, "like_count", delta),
+)
 
 FALLBACK_LICENSE = "cc-sa"
 CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
@@ -105,7 +112,7 @@ def thing_create(
     ancestor_ids = list(dict.fromkeys(ancestors))
     if ancestor_ids:
         # Hold the ancestors until commit: a concurrent delete would otherwise break the Remix insert.
-        list(Thing.objects.select_for_update(no_key=True).filter(pk__in=ancestor_ids).order_by("pk").values_list("pk"))
+        counters.things_lock(ancestor_ids, no_key=True)
         visible = selectors.thing_ids_visible(ancestor_ids, viewer=creator)
         unknown = [i for i in ancestor_ids if i not in visible]
         if unknown:
@@ -138,7 +145,7 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
     _raise_if(errors)
     # The row lock serialises concurrent PATCHes: two tag replacements would otherwise both delete and
     # then collide inserting the same ThingTag.
-    thing = Thing.objects.select_for_update().filter(pk=thing.pk).first()
+    thing = counters.thing_get_locked(thing.pk)
     if thing is None:
         raise NotFound()  # deleted since the view read it
     changed = [field for field in CONTENT_FIELDS if field in data and getattr(thing, field) != data[field]]
@@ -171,7 +178,7 @@ def thing_publish(*, thing: Thing) -> Thing:
 
     RuleViolation NOT_PUBLISHABLE carries the spec's `errors: [reasons]`.
     """
-    thing = Thing.objects.select_for_update().filter(pk=thing.pk).first()
+    thing = counters.thing_get_locked(thing.pk)
     if thing is None:
         raise NotFound()
     if thing.is_published:
@@ -209,31 +216,31 @@ def thing_like(*, user, thing: Thing) -> None:
     """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once.
 
     The Thing row is locked while the Like and `like_count` change, so the counter stays exact under
-    concurrent likes and unlikes of the same Thing (apps.things.likes).
+    concurrent likes and unlikes of the same Thing (apps.activity.likes).
     """
     reasons = rules.thing_like_blockers(user, thing)
     if reasons:
         raise RuleViolation(reasons[0])
-    counted_like_add(**_THING_LIKES, target=thing, user=user, event_target_type="thing")
+    counted_like_add(THING_LIKES, item=thing, user=user)
 
 
 def thing_unlike(*, user, thing: Thing) -> None:
     """Unlike a Thing (spec §3); not liking it already is fine. Same lock as thing_like.
 
-    Side effects: the like's event is taken back, so liking again counts once (accounts.event_retract)."""
+    Side effects: the like's event is taken back, so liking again counts once (activity.event_retract)."""
     reasons = rules.thing_like_blockers(user, thing)
     if reasons:
         raise RuleViolation(reasons[0])
-    counted_like_remove(**_THING_LIKES, target=thing, user=user, event_target_type="thing")
+    counted_like_remove(THING_LIKES, item=thing, user=user)
 
 
 def thing_likes_release_for_user(*, user) -> None:
     """Remove a departing user's likes and lower each liked Thing's like_count, keeping counters exact.
 
-    Called by accounts.services.user_delete inside its transaction: the cascade alone would delete the
-    Like rows and leave every like_count one too high. Locks in id order, like thing_like does.
+    A release hook of account deletion (accounts.release), inside its transaction: the cascade alone would
+    delete the Like rows and leave every like_count one too high. Locks in id order, like thing_like does.
     """
-    counted_likes_release_for_user(**_THING_LIKES, user=user)
+    counted_likes_release_for_user(THING_LIKES, user=user)
 
 
 def thing_toggle_watch(*, user, thing: Thing) -> bool:

@@ -12,10 +12,9 @@ from functools import partial
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
-from apps.accounts.models import User
+from apps.accounts.services import user_image_replace
 from apps.core.api import api_url
 from apps.core.enqueue import task_enqueue
 from apps.core.exceptions import (
@@ -26,7 +25,7 @@ from apps.core.exceptions import (
     ServiceUnavailable,
     ValidationFailed,
 )
-from apps.things.models import Thing
+from apps.things.counters import thing_count_add, thing_lock
 from apps.uploads import rules, store
 from apps.uploads.models import Image, ThingFile, Upload
 
@@ -217,7 +216,7 @@ def _upload_close(upload: Upload, status: str, error_type: str, *, size=None, re
 def _finalize_thing_file(upload: Upload, *, size: int) -> None:
     # The counter UPDATE also locks the Thing until commit: a concurrent delete waits, and a Thing
     # already deleted updates no row.
-    if not Thing.objects.filter(pk=upload.target_id).update(file_count=F("file_count") + 1):
+    if not thing_count_add(upload.target_id, "file_count", 1):
         raise _TargetGone()
     upload.file = ThingFile.objects.create(
         thing_id=upload.target_id,
@@ -244,21 +243,16 @@ def upload_image_attach(
 
 
 def _finalize_thing_image(upload: Upload, *, size: int) -> None:
-    if (
-        Thing.objects.select_for_update().filter(pk=upload.target_id).values_list("pk", flat=True).first()
-        is None
-    ):
+    if not thing_lock(upload.target_id):
         raise _TargetGone()
     upload_image_attach(upload, size=size, thing_id=upload.target_id)
 
 
 def _finalize_user_image(field: str, upload: Upload, *, size: int) -> None:
-    user = User.objects.select_for_update().filter(pk=upload.target_id).only("pk", field).first()
-    if user is None:
-        raise _TargetGone()
-    previous = getattr(user, field)
-    setattr(user, field, upload.key)
-    user.save(update_fields=[field])
+    try:
+        previous = user_image_replace(user_id=upload.target_id, field=field, key=upload.key)
+    except LookupError:
+        raise _TargetGone() from None
     # Only objects this flow created are ours to delete (not seeded or externally managed keys).
     if previous and previous != upload.key and previous.startswith(rules.KEY_PREFIX + "/"):
         transaction.on_commit(partial(_object_delete, previous))

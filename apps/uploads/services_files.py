@@ -9,7 +9,7 @@ import logging
 from django.db import transaction
 from django.db.models import F
 
-from apps.things.models import Thing
+from apps.things.counters import thing_count_add, thing_lock
 from apps.uploads import store
 from apps.uploads.models import Download, Image, ThingFile
 
@@ -37,7 +37,7 @@ def file_delete(*, file: ThingFile) -> None:
         if not deleted:
             return
         # The package's signature covers the live files, so the next package-url rebuilds by itself.
-        Thing.objects.filter(pk=file.thing_id, file_count__gt=0).update(file_count=F("file_count") - 1)
+        thing_count_add(file.thing_id, "file_count", -1)
         _delete_objects_on_commit([file.key, file.thumbnail_key, file.threejs_key])
 
 
@@ -46,7 +46,7 @@ def image_update(*, image: Image, rank: int | None = None, featured: bool | None
     image, so at most one image of a Thing is featured (the others are unfeatured)."""
     with transaction.atomic():
         # Two images featured at once must not both win: featuring serialises on the Thing's row.
-        Thing.objects.select_for_update().filter(pk=image.thing_id).values_list("pk").first()
+        thing_lock(image.thing_id)
         fields = {}
         if rank is not None:
             fields["rank"] = rank
@@ -78,6 +78,6 @@ def file_download(*, file: ThingFile, user) -> str:
         if user is not None and user.is_authenticated:
             Download.objects.create(user=user, file_id=file.pk, thing_id=file.thing_id)
         ThingFile.objects.filter(pk=file.pk).update(download_count=F("download_count") + 1)
-        Thing.objects.filter(pk=file.thing_id).update(download_count=F("download_count") + 1)
+        thing_count_add(file.thing_id, "download_count", 1)
     return store.download_url(file.key, filename=file.name)
 

@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "storages",
     "apps.core",
+    "apps.activity",
     "apps.accounts",
     "apps.oauth",
     "apps.developers",

@@ -17,18 +17,6 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.django.Password("pass-word-123")
 
 
-class EventFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = "accounts.Event"
-
-    recipient = factory.SubFactory(UserFactory)
-    actor = factory.SubFactory(UserFactory)
-    # A new follower by default: its target is the follower (accounts.services.user_follow).
-    kind = "follow"
-    target_type = "user"
-    target_id = factory.LazyAttribute(lambda event: event.actor.pk)
-
-
 class MessageFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = "accounts.Message"

@@ -6,7 +6,7 @@ from django.test import Client
 from oauth2_provider.models import get_access_token_model
 
 from apps.accounts.models import User
-from apps.accounts.tests.factories import EventFactory, UserFactory
+from apps.accounts.tests.factories import UserFactory
 from apps.oauth.tests.factories import AccessTokenFactory
 
 pytestmark = pytest.mark.django_db
@@ -79,10 +79,3 @@ def test_the_admin_cannot_suspend_themselves(admin_browser):
         },
     )
     assert User.objects.get(pk=admin_browser.admin.pk).is_active
-
-
-def test_event_admin_is_read_only(admin_browser):
-    event = EventFactory()
-    assert admin_browser.get("/admin/accounts/event/").status_code == 200
-    assert admin_browser.get("/admin/accounts/event/add/").status_code == 403
-    assert admin_browser.get(f"/admin/accounts/event/{event.pk}/change/").status_code == 200  # view only

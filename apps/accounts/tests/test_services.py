@@ -7,7 +7,8 @@ from django.core import mail, signing
 from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 
 from apps.accounts import services
-from apps.accounts.models import Event, Follow, User
+from apps.accounts.models import Follow, User
+from apps.activity.models import Event
 from apps.accounts.tests.factories import UserFactory
 from apps.core.exceptions import PermissionDenied, RuleViolation, ValidationFailed
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
@@ -138,14 +139,6 @@ def test_unfollow_is_fine_when_not_following(user, other_user):
     services.user_follow(follower=user, followed=other_user)
     services.user_unfollow(follower=user, followed=other_user)
     assert not Follow.objects.exists()
-
-
-def test_event_record_skips_ones_own_actions(user, other_user):
-    assert services.event_record(recipient=user, actor=user, kind="like") is None
-    event = services.event_record(
-        recipient=user, actor=other_user, kind="like", target_type="thing", target_id=7
-    )
-    assert Event.objects.get() == event
 
 
 # --- e-mail verification ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import threading
 import pytest
 from django.db import connection
 
-from apps.accounts.models import Event
+from apps.activity.models import Event
 from apps.accounts.tests.factories import UserFactory
 from apps.comments import rules, services
 from apps.comments.models import Comment

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from apps.accounts.models import Event
+from apps.activity.models import Event
 from apps.makes.models import Make
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory

@@ -5,7 +5,7 @@ import threading
 import pytest
 from django.db import connection
 
-from apps.accounts.models import Event
+from apps.activity.models import Event
 from apps.accounts.services import user_delete
 from apps.accounts.tests.factories import UserFactory
 from apps.core.exceptions import NotFound, RuleViolation

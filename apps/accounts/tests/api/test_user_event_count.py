@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from apps.accounts.models import Event
-from apps.accounts.tests.factories import EventFactory
+from apps.activity.models import Event
+from apps.activity.tests.factories import EventFactory
 from apps.accounts.tests.helpers import assert_error, assert_unauthorized
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,10 @@ import pytest
 from django.utils import timezone
 
 from apps.accounts import services
-from apps.accounts.models import Event
-from apps.accounts.tests.factories import EventFactory, UserFactory
+from apps.accounts.tests.factories import UserFactory
+from apps.activity.models import Event
+from apps.activity.services import event_record
+from apps.activity.tests.factories import EventFactory
 from apps.core.moderation import moderation_hide, moderation_unhide
 from apps.thingcollections.services import collection_delete
 from apps.thingcollections.tests.factories import CollectionFactory
@@ -67,7 +69,7 @@ def test_one_own_actions_never_count(api, user):
     collection = CollectionFactory(creator=user)
     assert api.post(f"/collections/{collection.pk}/thing/{thing.pk}").status_code == 200
     assert api.post(f"/things/{thing.pk}/likes").status_code == 400
-    assert services.event_record(recipient=user, actor=user, kind=Event.Kind.COMMENT) is None
+    assert event_record(recipient=user, actor=user, kind=Event.Kind.COMMENT) is None
     assert _count(api) == 0 and not Event.objects.exists()
 
 
@@ -125,7 +127,7 @@ def test_events_about_a_hidden_or_deleted_thing_do_not_count(api, user, client_f
 
 def test_a_double_record_by_another_app_counts_once_and_untargeted_events_count_each(api, user):
     actor = UserFactory()
-    # "widget" is no registered target type (accounts.selectors.event_target_register): it always counts.
+    # "widget" is no registered target type (activity.selectors.event_target_register): it always counts.
     for _ in range(2):
         EventFactory(recipient=user, actor=actor, kind="other", target_type="widget", target_id=7)
     EventFactory(recipient=user, actor=actor, kind="other", target_type="widget", target_id=8)
@@ -136,7 +138,7 @@ def test_a_double_record_by_another_app_counts_once_and_untargeted_events_count_
 @pytest.mark.parametrize("likes", [1, 30])
 def test_query_count_does_not_grow_with_real_events(api, user, likes, django_assert_num_queries):
     for thing in ThingFactory.create_batch(likes, creator=user):
-        services.event_record(
+        event_record(
             recipient=user, actor=UserFactory(), kind=Event.Kind.LIKE, target_type="thing", target_id=thing.pk
         )
     api.get("/users/me/")  # warm-up: the once-per-5-minutes last_active write

@@ -2,7 +2,8 @@
 
 import pytest
 
-from apps.accounts.models import Event, Follow
+from apps.accounts.models import Follow
+from apps.activity.models import Event
 from apps.accounts.tests.factories import FollowFactory
 from apps.accounts.tests.helpers import assert_error, assert_unauthorized
 

@@ -1,7 +1,7 @@
 """POST/DELETE /copies/{id}/likes (spec §4.4, §3 Like rows: 400 own copy, 404 missing)."""
 import pytest
 
-from apps.accounts.models import Event
+from apps.activity.models import Event
 from apps.accounts.tests.factories import UserFactory
 from apps.core.moderation import moderation_hide, moderation_unhide
 from apps.makes import services

@@ -1,7 +1,7 @@
 """GET/POST/DELETE /things/{id}/likes (spec §4.2, §3: 400 own Thing, 404 missing)."""
 import pytest
 
-from apps.accounts.models import Event
+from apps.activity.models import Event
 from apps.accounts.tests.factories import UserFactory
 from apps.things.models import Like, Thing
 from apps.things.tests.factories import ThingFactory
