@@ -267,7 +267,7 @@ def _child(upload_id: int) -> dict:
     from apps.uploads import store
     from apps.uploads.models import ProcessingStatus, Upload
     from apps.uploads.processing import services as processing  # noqa: F401
-    from apps.uploads.services import upload_finalize
+    from apps.uploads.flow.services import upload_finalize
 
     store.client()
     upload = Upload.objects.select_related("owner").get(pk=upload_id)

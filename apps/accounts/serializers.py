@@ -7,6 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core.fields import StrictCharField
 from apps.accounts import links, rules
 from apps.core.licenses import USER_LICENSE_CHOICES
 
@@ -99,15 +100,6 @@ class UserSerializer(UserSummarySerializer):
             for field in self.OWNER_ONLY:
                 data.pop(field, None)
         return data
-
-
-class StrictCharField(serializers.CharField):
-    """A string and only a string: DRF's CharField would quietly turn 42 into "42" (spec: strings)."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
 
 
 def _profile_field(name: str) -> StrictCharField:

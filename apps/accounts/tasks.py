@@ -6,15 +6,10 @@ from celery import shared_task
 
 from apps.accounts import services
 from apps.accounts.models import User
+from apps.core.enqueue import retry_policy
 
 
-@shared_task(
-    autoretry_for=(smtplib.SMTPException, OSError),
-    retry_backoff=30,
-    retry_backoff_max=600,
-    retry_jitter=True,
-    max_retries=5,
-)
+@shared_task(**retry_policy(smtplib.SMTPException, OSError, backoff=30, backoff_max=600))
 def send_verification_email(user_id: int) -> None:
     # Safe to run twice: the worst case is a second, equally valid link.
     user = User.objects.filter(pk=user_id, is_active=True).first()

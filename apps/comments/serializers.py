@@ -6,7 +6,7 @@ from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.comments.models import BODY_MAX_LENGTH, Comment
 from apps.core.api import MAX_ID, api_url
-from apps.things.serializers import StrictCharField
+from apps.core.fields import StrictCharField
 
 # The API path of each kind of target (spec §4.2, §4.4, §4.8): makes are "copies" on the wire.
 TARGET_PATHS = {

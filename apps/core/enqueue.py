@@ -35,3 +35,16 @@ def task_enqueue(task, args=(), kwargs=None, *, countdown: float | None = None, 
 def task_enqueue_on_commit(task, args=(), kwargs=None, *, countdown: float | None = None, sweep: str) -> None:
     """task_enqueue once the current transaction commits (immediately in autocommit)."""
     transaction.on_commit(partial(task_enqueue, task, args, kwargs, countdown=countdown, sweep=sweep))
+
+
+def retry_policy(*exceptions: type[BaseException], backoff: int, backoff_max: int, max_retries: int = 5) -> dict:
+    """A task's retries of transient failures (`@shared_task(**retry_policy(StoreError, …))`): exponential
+    backoff from `backoff` seconds, jittered, capped at `backoff_max`, at most `max_retries` times. Only
+    those exceptions retry; anything else is a bug or bad content, which retrying would not fix."""
+    return {
+        "autoretry_for": exceptions,
+        "retry_backoff": backoff,
+        "retry_backoff_max": backoff_max,
+        "retry_jitter": True,
+        "max_retries": max_retries,
+    }

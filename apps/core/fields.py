@@ -10,3 +10,21 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true/false (and the form spellings DRF knows); a number is not a boolean here."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer (or its decimal string, for form bodies); never a boolean or a fraction."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or (isinstance(data, float) and not data.is_integer()):
+            self.fail("invalid")
+        return super().to_internal_value(data)

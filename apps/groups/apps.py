@@ -10,6 +10,6 @@ class GroupsConfig(AppConfig):
         # spec §3 Upload row "group image endpoint": the uploads app finalizes, this app says what into.
         from apps.groups import services
         from apps.uploads.models import Upload
-        from apps.uploads.services import upload_finalizer_register
+        from apps.uploads.flow.services import upload_finalizer_register
 
         upload_finalizer_register(Upload.Kind.GROUP_IMAGE, services.group_image_finalize)

@@ -11,7 +11,7 @@ from apps.groups.models import (
     TOPIC_NAME_MAX_LENGTH,
 )
 from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
-from apps.things.serializers import StrictCharField
+from apps.core.fields import StrictCharField
 
 # ASCII message: it is repeated in the X-Error header (DECISIONS.md: Errors).
 SLUG_VALIDATOR = RegexValidator(r"^[-a-zA-Z0-9_]+\Z", "Use only letters, digits, hyphens and underscores.")

@@ -8,7 +8,7 @@ from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation, Vali
 from apps.groups import rules
 from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
 from apps.uploads import rules as upload_rules
-from apps.uploads.services import object_delete_on_commit
+from apps.uploads.flow.services import object_delete_on_commit
 
 SLUG_TAKEN = "A group with this slug already exists."
 

@@ -24,10 +24,11 @@ from apps.groups.serializers import (
     GroupUpdateInput,
 )
 from apps.things.selectors import thing_get_for_viewer
-from apps.things.serializers import StrictCharField, ThingShortSerializer
+from apps.core.fields import StrictCharField
+from apps.things.serializers import ThingShortSerializer
 from apps.uploads.models import Upload
-from apps.uploads.serializers_upload import ImageUploadStartInput, UploadDescriptorSerializer
-from apps.uploads.services import upload_descriptor, upload_start
+from apps.uploads.flow.serializers import ImageUploadStartInput, UploadDescriptorSerializer
+from apps.uploads.flow.services import upload_descriptor, upload_start
 
 GROUP_PARAM = OpenApiParameter("group_id", int, OpenApiParameter.PATH, description="A group id.")
 USER_PARAM = OpenApiParameter("user_id", int, OpenApiParameter.PATH, description="A member's user id.")

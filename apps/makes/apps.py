@@ -13,7 +13,7 @@ class MakesConfig(AppConfig):
         from apps.makes import services
         from apps.makes.models import Make
         from apps.uploads.models import Upload
-        from apps.uploads.services import upload_finalizer_register
+        from apps.uploads.flow.services import upload_finalizer_register
 
         upload_finalizer_register(Upload.Kind.COPY_NEW, services.make_new_finalize)
         upload_finalizer_register(Upload.Kind.COPY_IMAGE, services.make_image_finalize)

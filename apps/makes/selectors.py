@@ -14,7 +14,7 @@ from apps.core.moderation import viewer_sees_hidden, visible_q
 from apps.makes import rules
 from apps.makes.models import Make, MakeLike
 from apps.things import selectors as thing_selectors
-from apps.uploads import selectors as upload_selectors
+from apps.uploads.files import selectors as upload_selectors
 from apps.uploads.models import Image, ProcessingStatus
 
 # What MakeSerializer reads, and nothing more: the Thing's long text columns and search vector stay

@@ -5,8 +5,9 @@ from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.makes import links
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
-from apps.things.serializers import StrictCharField, ThingShortSerializer
-from apps.uploads.serializers import ImageSerializer
+from apps.core.fields import StrictCharField
+from apps.things.serializers import ThingShortSerializer
+from apps.uploads.files.serializers import ImageSerializer
 
 
 def _thing(make, context) -> dict:

@@ -18,8 +18,8 @@ from apps.makes.models import Make, MakeLike
 from apps.things import counters as thing_counters
 from apps.things.models import Thing
 from apps.uploads.models import Image, Upload
-from apps.uploads.services import object_delete_on_commit, upload_image_attach, upload_start
-from apps.uploads.services_files import image_delete
+from apps.uploads.files.services import image_delete, upload_image_attach
+from apps.uploads.flow.services import object_delete_on_commit, upload_start
 
 MAKE_LIKES = LikeTarget(
     like_model=MakeLike,

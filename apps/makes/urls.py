@@ -1,6 +1,5 @@
-"""One path() per spec path (spec §4.4, the copies rows of §4.2, §4.1 /users/{username}/copies) and the
-make's site page; the core middleware makes both slash forms answer. GET /things/{id}/prints stays with
-apps.things (its view lists the Thing's makes through selectors.make_list_for_thing)."""
+"""One path() per spec path (spec §4.4, the copies and prints rows of §4.2, §4.1 /users/{username}/copies)
+and the make's site page; the core middleware makes both slash forms answer."""
 from django.urls import path
 
 from apps.makes import pages, views
@@ -8,6 +7,7 @@ from apps.makes import pages, views
 copy = "copies/<int:copy_id>"
 
 urlpatterns: list = [
+    path("things/<int:thing_id>/prints", views.ThingPrintsView.as_view(), name="thing-prints"),
     path("things/<int:thing_id>/copies", views.ThingCopiesView.as_view(), name="thing-copies"),
     path("copies/", views.CopyListView.as_view(), name="copy-list"),
     path(f"{copy}/", views.CopyDetailView.as_view(), name="copy-detail"),

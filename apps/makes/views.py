@@ -16,13 +16,13 @@ from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.makes import selectors, services
 from apps.makes.serializers import MakeSerializer, MakeUpdateInput, MakeWithImagesSerializer
 from apps.things.selectors import thing_get_for_viewer
-from apps.uploads.serializers import ImageQueryInput, ImageSerializer, ImageUpdateInput
-from apps.uploads.serializers_upload import (
+from apps.uploads.files.serializers import ImageQueryInput, ImageSerializer, ImageUpdateInput
+from apps.uploads.flow.serializers import (
     ImageUploadStartInput,
     UploadDescriptorSerializer,
     UploadStartInput,
 )
-from apps.uploads.services import upload_descriptor
+from apps.uploads.flow.services import upload_descriptor
 
 COPY_PARAM = OpenApiParameter("copy_id", int, OpenApiParameter.PATH, description="A copy (make) id.")
 IMAGE_PARAM = OpenApiParameter("image_id", int, OpenApiParameter.PATH, description="An image id.")
@@ -52,6 +52,21 @@ def _make_response(request, make_id) -> Response:
     # Re-read after a write: the body shows the stored state with the caller's is_liked.
     make = selectors.make_get_for_viewer(make_id, viewer=request.user)
     return Response(MakeSerializer(make, context={"request": request}).data)
+
+
+class ThingPrintsView(ApiView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        responses=MakeSerializer(many=True),
+        summary="List a Thing's prints",
+        description="A Thing's prints are its makes (copies, in the DECISIONS.md Copy shape), newest first. "
+        "Unpublished and unauthenticated: 401. Unpublished and not owned: 403. Invalid, deleted or hidden by "
+        "a moderator: 404.",
+    )
+    def get(self, request, thing_id):
+        thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
+        makes = selectors.make_list_for_thing(thing=thing, viewer=request.user)
+        return paginated_response(request, makes, MakeSerializer, view=self)
 
 
 class ThingCopiesView(ApiView):

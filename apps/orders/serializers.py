@@ -1,6 +1,7 @@
 """Order output (spec §2, via wire.order_wire_dict) and the PATCH input (DECISIONS.md: Orders)."""
 from rest_framework import serializers
 
+from apps.core.fields import StrictBooleanField, StrictCharField
 from apps.orders import rules
 from apps.orders.wire import order_wire_dict
 
@@ -29,24 +30,6 @@ class OrderSerializer(serializers.Serializer):
 
     def to_representation(self, instance):
         return order_wire_dict(instance)
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """JSON true/false (and the form spellings DRF knows); a number is not a boolean here."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, (int, float)) and not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return super().to_internal_value(data)
-
-
-class StrictCharField(serializers.CharField):
-    """A string and only a string: DRF's CharField would quietly turn 42 into "42"."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
 
 
 class OrderUpdateInput(serializers.Serializer):

@@ -37,6 +37,12 @@ from apps.uploads.links import file_thumbnail_url, formatted_size
 DOCS_IMAGE_DIR = settings.BASE_DIR / "docs" / "img"
 
 
+def thing_page_apps(*, request, thing) -> list:
+    """The Thing page's section of Thing apps (spec §4.11): the ones a signed-in user can open here
+    (none, and no query, for visitors). Registered with apps.things.hooks from ThingAppsConfig.ready()."""
+    return selectors.thing_app_list_for_viewer(viewer=request.user, site_urls=selectors.site_urls_for(request))
+
+
 def _body(request) -> dict:
     """A JSON object body, or the form fields; anything else is no fields."""
     if request.content_type == "application/json":

@@ -19,7 +19,7 @@ from apps.search.selectors import SearchParams, thing_search
 from apps.thingapps import rules
 from apps.thingcollections.selectors import thing_list_collected_by
 from apps.things import selectors as thing_selectors
-from apps.uploads.selectors import thing_file_list
+from apps.uploads.files.selectors import thing_file_list
 
 
 def _listed_q() -> Q:

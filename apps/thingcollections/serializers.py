@@ -8,7 +8,8 @@ from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.core.api import api_url, site_url
 from apps.things import links as thing_links
-from apps.things.serializers import StrictCharField, ThingShortSerializer
+from apps.core.fields import StrictCharField
+from apps.things.serializers import ThingShortSerializer
 from apps.thingcollections import rules
 from apps.thingcollections.models import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, REASON_MAX_LENGTH
 from apps.thingcollections.selectors import ORDERS, SORTS

@@ -7,8 +7,8 @@ from django.db.models import Count, Q
 
 from apps.core.exceptions import DomainError
 from apps.core.moderation import HideWithReasonAdminMixin
-from apps.search.services import thing_index_search
 from apps.things import selectors, services
+from apps.things.hooks import thing_reindex
 from apps.things.models import Category, Remix, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
 
@@ -94,9 +94,9 @@ class ThingAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
-        # Name, description and tags feed the search vector (apps.search).
+        # Name, description and tags feed the search vector (apps.search, through hooks.thing_reindex).
         thing_id = form.instance.pk
-        transaction.on_commit(lambda: thing_index_search(thing_ids=[thing_id]))
+        transaction.on_commit(lambda: thing_reindex(thing_ids=[thing_id]))
 
     def _set_featured(self, request, queryset, featured: bool) -> None:
         done = 0
@@ -223,7 +223,7 @@ class TagAdmin(admin.ModelAdmin):
         if change:
             # A renamed tag changes the search vector of every Thing carrying it.
             thing_ids = list(obj.things.values_list("pk", flat=True))
-            transaction.on_commit(lambda: thing_index_search(thing_ids=thing_ids))
+            transaction.on_commit(lambda: thing_reindex(thing_ids=thing_ids))
 
     @admin.display(description="Things", ordering="thing_count")
     def thing_count(self, tag) -> int:

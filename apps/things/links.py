@@ -4,7 +4,7 @@ from functools import cache
 from django.templatetags.static import static
 
 from apps.core.api import api_url, site_url
-from apps.uploads import links as upload_links
+from apps.things.hooks import thing_images
 
 PLACEHOLDER_THUMBNAIL = "things/placeholder.png"
 SUB_COLLECTIONS = ("files", "images", "likes", "ancestors", "derivatives", "tags", "categories")
@@ -22,17 +22,17 @@ def thing_public_url(thing_id: int) -> str:
 def thing_thumbnail_url(thing) -> str:
     """The default image's thumbnail, else its first file's render, else a static placeholder.
 
-    Reads the annotations of selectors._with_default_image; a Thing loaded without them (never a
-    query here) shows the placeholder."""
-    url = None
-    if hasattr(thing, "default_image_row"):
-        url = upload_links.thing_thumbnail_from_row(thing.default_image_row, thing.first_file_thumbnail_key)
+    Reads the annotations of selectors._with_default_image (hooks.thing_images); a Thing loaded without
+    them (never a query here) shows the placeholder."""
+    images = thing_images()
+    url = images.thumbnail_url(thing) if images is not None else None
     return url or _placeholder_url()
 
 
 def thing_default_image(thing) -> dict | None:
     """DECISIONS.md `default_image`: the featured live image, else the first by rank; or None."""
-    return upload_links.image_from_row(getattr(thing, "default_image_row", None))
+    images = thing_images()
+    return images.default_image(thing) if images is not None else None
 
 
 @cache

@@ -5,10 +5,8 @@ from django.shortcuts import render
 from apps.accounts.links import user_public_url
 from apps.core.exceptions import NotFound
 from apps.core.licenses import license_name
-from apps.thingapps.selectors import site_urls_for, thing_app_list_for_viewer
 from apps.things import links, selectors
-from apps.uploads.links import file_thumbnail_url, formatted_size
-from apps.uploads.selectors import thing_file_list
+from apps.things.hooks import thing_page_sections
 
 INDEX_SIZE = 30
 
@@ -26,14 +24,10 @@ def thing_page(request, thing_id):
         "creator_url": user_public_url(thing.creator),
         "tags": list(thing.tags.all()),
         "ancestors": list(selectors.thing_list_ancestors(thing=thing, viewer=request.user)),
-        "files": [
-            {"name": f.name, "size": formatted_size(f.size), "thumbnail": file_thumbnail_url(f),
-             "download": f"/thing:{thing.pk}/files/{f.pk}/download"}
-            for f in thing_file_list(thing=thing, viewer=request.user)
-        ],
         "is_owner": request.user.is_authenticated and request.user.pk == thing.creator_id,
-        # spec §4.11: the Thing apps a signed-in user can open here (none, and no query, for visitors).
-        "thing_apps": thing_app_list_for_viewer(viewer=request.user, site_urls=site_urls_for(request)),
+        # What apps built on Things add to the page (hooks.thing_page_section_register): the files
+        # (apps.uploads) and, spec §4.11, the Thing apps a signed-in user can open here (apps.thingapps).
+        **thing_page_sections(request=request, thing=thing),
     }
     return render(request, "things/thing_detail.html", context)
 

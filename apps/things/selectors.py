@@ -6,10 +6,8 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from apps.core.moderation import visible_q
 from apps.things import rules
+from apps.things.hooks import thing_images
 from apps.things.models import Like, Tag, Thing, ThingTag, Watch
-# Module references (used at call time): both import this module back.
-from apps.uploads import packaging
-from apps.uploads import selectors as upload_selectors
 
 
 def _viewer_id(viewer):
@@ -39,13 +37,11 @@ def thing_public_q(viewer=None, *, prefix: str = "") -> Q:
 
 
 def _with_default_image(qs: QuerySet) -> QuerySet:
-    """`default_image_row` (the default image as one JSON object, or None) and
-    `first_file_thumbnail_key`, read by links.thing_thumbnail_url / thing_default_image: two correlated
-    subqueries in the Things' own statement, so a page of Things costs no query per row."""
-    return qs.annotate(
-        default_image_row=upload_selectors.thing_default_image_row(),
-        first_file_thumbnail_key=upload_selectors.thing_first_file_thumbnail_key(),
-    )
+    """What links.thing_thumbnail_url / thing_default_image read (the default image, the first file's
+    render): correlated subqueries in the Things' own statement, so a page of Things costs no query per
+    row. Their source registers them (hooks.thing_images: apps.uploads)."""
+    images = thing_images()
+    return qs.annotate(**images.annotations()) if images is not None else qs
 
 
 def thing_queryset(*, viewer) -> QuerySet:
@@ -340,15 +336,6 @@ def thing_category_list(*, thing, viewer=None) -> QuerySet:
     ids = [thing.category_id] + ([thing.category.parent_id] if thing.category.parent_id else [])
     # The child has a parent and the parent has none: nulls last puts the Thing's own category first.
     return category_list(viewer=viewer).filter(pk__in=ids).order_by(F("parent_id").asc(nulls_last=True), "id")
-
-
-def thing_package_url(*, thing) -> str | None:
-    """spec §4.2 package-url: the signed URL of the Thing's ZIP, or None while it is being built (a build
-    of the current files is then queued: apps.uploads.packaging). 404 NO_FILES without live files."""
-    reasons = rules.thing_package_blockers(thing)
-    if reasons:
-        raise NotFound(reasons[0], errors=reasons, error_type="NO_FILES")
-    return packaging.thing_package_request(thing=thing)
 
 
 def category_get_by_name(name: str) -> Category | None:

@@ -4,6 +4,7 @@ from urllib.parse import quote
 from django.templatetags.static import static
 from rest_framework import serializers
 
+from apps.core.fields import StrictCharField
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.core.api import api_url, site_url
@@ -162,15 +163,6 @@ class CategorySerializer(serializers.Serializer):
 # --- inputs ------------------------------------------------------------------------------------------
 
 
-class StrictCharField(serializers.CharField):
-    """A string and only a string: DRF's CharField would quietly turn 42 into "42" (spec §4.2: strings)."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
 def _text_field(**kwargs) -> StrictCharField:
     return StrictCharField(required=False, allow_blank=True, max_length=rules.THING_TEXT_MAX_LENGTH, **kwargs)
 
@@ -218,14 +210,3 @@ class ThingUpdateInput(_ThingWriteInput):
 
 class WatchingSerializer(serializers.Serializer):
     watching = serializers.BooleanField()
-
-
-class PackageUrlSerializer(serializers.Serializer):
-    url = serializers.URLField()
-
-
-class PackageBuildingSerializer(serializers.Serializer):
-    """202 from package-url while the ZIP is being built: poll again after `Retry-After` seconds."""
-
-    status = serializers.CharField(default="building")
-    url = serializers.URLField(allow_null=True)

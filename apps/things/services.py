@@ -10,7 +10,7 @@ from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remov
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.core.licenses import THING_LICENSES
 from apps.things import counters, rules, selectors
-from apps.search import services as search_services
+from apps.things.hooks import thing_reindex
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
 
 THING_LIKES = LikeTarget(
@@ -24,7 +24,7 @@ THING_LIKES = LikeTarget(
 
 FALLBACK_LICENSE = "cc-sa"
 CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
-# What the search vector is built from (apps.search): a change to any of these re-indexes the Thing.
+# What the search vector is built from (apps.search, through hooks.thing_reindex): a change to any of these re-indexes the Thing.
 INDEXED_FIELDS = {"name", "description", "tags"}
 
 
@@ -129,7 +129,7 @@ def thing_create(
     )
     _tags_set(thing, tag_names)
     Remix.objects.bulk_create([Remix(derivative=thing, ancestor_id=i) for i in ancestor_ids])
-    search_services.thing_index_search(thing_ids=[thing.pk])
+    thing_reindex(thing_ids=[thing.pk])
     return thing
 
 
@@ -162,7 +162,7 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
     if changed:
         thing.save(update_fields=[f for f in changed if f != "tags"] + ["modified"])
     if INDEXED_FIELDS.intersection(changed):
-        search_services.thing_index_search(thing_ids=[thing.pk])
+        thing_reindex(thing_ids=[thing.pk])
     return thing
 
 

@@ -22,8 +22,6 @@ urlpatterns: list = [
         views.ThingHackThePandemicView.as_view(),
         name="thing-hack-the-pandemic-thing",
     ),
-    path(f"{thing}/prints", views.ThingPrintsView.as_view(), name="thing-prints"),
-    path(f"{thing}/package-url", views.ThingPackageUrlView.as_view(), name="thing-package-url"),
     # spec §4.1: the Things lists of a user (the `username` converter is registered by apps.accounts).
     path("users/<username:username>/things", views.UserThingsView.as_view(), name="user-things"),
     path("users/<username:username>/likes", views.UserLikesView.as_view(), name="user-likes"),

@@ -13,14 +13,10 @@ from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.api import ok, paginated_response, parse_input
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
-from apps.makes import selectors as make_selectors
-from apps.makes.serializers import MakeSerializer
 from apps.things import selectors, services
 from apps.things.serializers import (
     CategorySerializer,
     FavoriteSerializer,
-    PackageBuildingSerializer,
-    PackageUrlSerializer,
     TagSerializer,
     ThingCreateInput,
     ThingSerializer,
@@ -29,7 +25,6 @@ from apps.things.serializers import (
     WatchingSerializer,
 )
 
-PACKAGE_RETRY_AFTER_SECONDS = 5
 MATRIX = (
     "Unpublished and unauthenticated: 401. Unpublished and not owned: 403. Invalid, deleted or hidden by a "
     "moderator: 404."
@@ -212,38 +207,6 @@ class ThingHackThePandemicView(ApiView):
     def get(self, request, thing_id):
         thing = selectors.thing_get_any(thing_id, viewer=request.user)
         return Response(ThingSerializer(thing, context={"request": request}).data)
-
-
-class ThingPrintsView(ApiView):
-    @extend_schema(
-        parameters=[THING_PARAM],
-        responses=MakeSerializer(many=True),
-        summary="List a Thing's prints",
-        description="A Thing's prints are its makes (copies, in the DECISIONS.md Copy shape), newest first. "
-        + MATRIX,
-    )
-    def get(self, request, thing_id):
-        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
-        makes = make_selectors.make_list_for_thing(thing=thing, viewer=request.user)
-        return paginated_response(request, makes, MakeSerializer, view=self)
-
-
-class ThingPackageUrlView(ApiView):
-    @extend_schema(
-        parameters=[THING_PARAM],
-        responses={200: PackageUrlSerializer, 202: PackageBuildingSerializer},
-        summary="Get the ZIP package URL of a Thing",
-        description="404 NO_FILES while the Thing has no live files. The ZIP (files, README.txt, "
-        "LICENSE.txt) is built in the background: until it is ready, 202 `{\"status\": \"building\", "
-        "\"url\": null}` with `Retry-After`; then 200 `{\"url\": …}`, a signed URL valid for an hour.",
-    )
-    def get(self, request, thing_id):
-        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
-        url = selectors.thing_package_url(thing=thing)
-        if url is None:
-            return Response({"status": "building", "url": None}, status=202,
-                            headers={"Retry-After": str(PACKAGE_RETRY_AFTER_SECONDS)})
-        return Response({"url": url})
 
 
 class UserThingsView(ApiView):

@@ -3,7 +3,7 @@ the one action here re-runs the service's own check of pending uploads."""
 
 from django.contrib import admin, messages
 
-from apps.uploads import services
+from apps.uploads.flow import services
 from apps.uploads.models import Image, ThingFile, Upload
 
 

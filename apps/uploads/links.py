@@ -3,8 +3,9 @@
 Store objects are never public: every URL of one is a short-lived presigned GET made by store.py.
 Signing is local computation (an HMAC), so building these for a page of 100 rows costs no round trip.
 
-Other apps (Things' `default_image`/`thumbnail`) read images through `image_from_row` and
-`thing_thumbnail_from_row`, which take the JSON row the Thing selectors annotate: never a query here.
+Things' `default_image`/`thumbnail` (through apps.things.hooks) and makes' thumbnails read images through
+`image_from_row` and `thing_thumbnail_from_row`, which take the JSON row the selectors annotate: never a
+query here.
 """
 import json
 from datetime import UTC, datetime
@@ -125,7 +126,7 @@ def image_dict(*, id, name, key, added, rank, featured, sizes, status=None, type
 
 
 def image_from_row(row) -> dict | None:
-    """The image object of a JSON row annotated by apps.uploads.selectors.default_image_row (or None)."""
+    """The image object of a JSON row annotated by apps.uploads.files.selectors (default_image_row) (or None)."""
     row = _json(row)
     if not row:
         return None
@@ -154,6 +155,19 @@ def thing_thumbnail_from_row(image_row, file_thumbnail_key) -> str | None:
     if file_thumbnail_key:
         return store_url(file_thumbnail_key)
     return None
+
+
+def thing_thumbnail_url_from_annotations(thing) -> str | None:
+    """A Thing's thumbnail from the annotations of files.selectors.thing_image_annotations (no query);
+    None for a Thing loaded without them, or without a picture."""
+    return thing_thumbnail_from_row(
+        getattr(thing, "default_image_row", None), getattr(thing, "first_file_thumbnail_key", None)
+    )
+
+
+def thing_default_image_from_annotations(thing) -> dict | None:
+    """A Thing's `default_image` (DECISIONS.md) from the same annotations, or None."""
+    return image_from_row(getattr(thing, "default_image_row", None))
 
 
 def _json(value):

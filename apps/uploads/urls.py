@@ -1,29 +1,7 @@
-"""One path() per spec path (spec §4.2 files/images, §4.3, §4.1 avatar/cover/downloads); the core
-middleware makes both slash forms answer."""
+"""One path() per spec path (spec §4.2 files/images/package-url, §4.3, §4.1 avatar/cover/downloads), from
+each part of uploads; the core middleware makes both slash forms answer."""
+from apps.uploads.files.urls import urlpatterns as files_urlpatterns
+from apps.uploads.flow.urls import urlpatterns as flow_urlpatterns
+from apps.uploads.packages.urls import urlpatterns as packages_urlpatterns
 
-from django.urls import path
-
-from apps.core.routing import combine
-from apps.uploads import views
-from apps.uploads.urls_files import urlpatterns as files_urlpatterns
-from apps.uploads.views_files import ThingFilesView
-
-urlpatterns: list = [
-    # GET lists the files (views_files.py), POST starts an upload (views.py).
-    path(
-        "things/<int:thing_id>/files",
-        combine(ThingFilesView, views.ThingFileUploadStartView).as_view(),
-        name="thing-files",
-    ),
-    path(
-        "users/<username:username>/avatar-image",
-        views.UserAvatarUploadStartView.as_view(),
-        name="user-avatar-image",
-    ),
-    path(
-        "users/<username:username>/cover-image",
-        views.UserCoverUploadStartView.as_view(),
-        name="user-cover-image",
-    ),
-    path("files/<int:upload_id>/finalize", views.UploadFinalizeView.as_view(), name="upload-finalize"),
-] + files_urlpatterns
+urlpatterns: list = [*files_urlpatterns, *flow_urlpatterns, *packages_urlpatterns]

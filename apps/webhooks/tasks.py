@@ -6,15 +6,10 @@ kept in the row. Celery retries only cover the database being briefly unreachabl
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from apps.core.enqueue import retry_policy
 from apps.webhooks import services
 
-DB_RETRY = {
-    "autoretry_for": (OperationalError, InterfaceError),
-    "retry_backoff": 5,
-    "retry_backoff_max": 60,
-    "retry_jitter": True,
-    "max_retries": 5,
-}
+DB_RETRY = retry_policy(OperationalError, InterfaceError, backoff=5, backoff_max=60)
 
 
 @shared_task(**DB_RETRY)

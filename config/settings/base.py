@@ -286,7 +286,8 @@ CELERY_BEAT_SCHEDULE: dict = {
     "webhooks-sweep-stale": {"task": "apps.webhooks.tasks.webhooks_sweep_stale", "schedule": 60.0},
 }
 # Task modules beyond each app's tasks.py (autodiscovered).
-CELERY_IMPORTS = ["apps.uploads.processing.tasks", "apps.uploads.package_tasks"]
+# (The uploads parts' tasks keep their names from before the split: apps.uploads.tasks.upload_verify …)
+CELERY_IMPORTS = ["apps.uploads.flow.tasks", "apps.uploads.packages.tasks", "apps.uploads.processing.tasks"]
 
 LOGGING = {
     "version": 1,

@@ -71,7 +71,7 @@ def _operation_targets(*, mine, theirs, app) -> tuple[dict[str, dict], dict[str,
     from apps.things.tests.factories import ThingFactory
     from apps.uploads import store
     from apps.uploads.models import Upload
-    from apps.uploads.services import upload_start
+    from apps.uploads.flow.services import upload_start
     from apps.uploads.tests.file_factories import ImageFactory, ThingFileFactory
     from apps.uploads.tests.upload_helpers import png_bytes, stl_bytes
 

@@ -15,7 +15,7 @@ from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory, make_image
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
-from apps.uploads import services as upload_services
+from apps.uploads.flow import services as upload_services
 from apps.uploads import store
 from apps.uploads.models import Image, Upload
 

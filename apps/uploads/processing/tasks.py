@@ -6,16 +6,11 @@ whose retries ran out stays `processing`; running the task again later picks it 
 """
 from celery import shared_task
 
+from apps.core.enqueue import retry_policy
 from apps.uploads.processing import services
 from apps.uploads.store import StoreError
 
-RETRY = {
-    "autoretry_for": (StoreError,),
-    "retry_backoff": 30,  # seconds, doubling: 30, 60, 120… (as apps/uploads/tasks.py)
-    "retry_backoff_max": 900,
-    "retry_jitter": True,
-    "max_retries": 5,
-}
+RETRY = retry_policy(StoreError, backoff=30, backoff_max=900, max_retries=5)  # 30, 60, 120 … seconds
 
 
 @shared_task(bind=True, acks_late=True, **RETRY)

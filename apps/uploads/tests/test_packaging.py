@@ -1,4 +1,4 @@
-"""The package service (apps/uploads/packaging.py): ZIP layout, attribution texts, signature caching."""
+"""The package service (apps/uploads/packages/services.py): ZIP layout, attribution texts, signature caching."""
 import io
 import zipfile
 
@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 
 from apps.things.tests.factories import ThingFactory
-from apps.uploads import packaging
+from apps.uploads.packages import services as packaging
 from apps.uploads.models import ThingPackage
 from apps.uploads.tests.file_factories import ThingFileFactory, live_file
 

@@ -11,7 +11,8 @@ from apps.core.exceptions import NotFound, PermissionDenied, ValidationFailed
 from apps.makes.tests.factories import MakeFactory
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
-from apps.uploads import rules, services, store
+from apps.uploads import rules, store
+from apps.uploads.flow import services
 from apps.uploads.models import Image, ThingFile, Upload
 from apps.uploads.tests.upload_helpers import stl_bytes, upload_started
 

@@ -7,7 +7,8 @@ The store's address points at a loopback port where nothing listens, so boto3 re
 import pytest
 
 from apps.things.tests.factories import ThingFactory
-from apps.uploads import services, store, tasks
+from apps.uploads import store
+from apps.uploads.flow import services, tasks
 from apps.uploads.models import ThingFile, Upload
 from apps.uploads.tests.upload_helpers import stl_bytes, upload_started
 

@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
-from apps.uploads import services, store, tasks
+from apps.uploads import store
+from apps.uploads.flow import services, tasks
 from apps.uploads.models import ThingFile, Upload
 from apps.uploads.tests.upload_helpers import stl_bytes, upload_started
 

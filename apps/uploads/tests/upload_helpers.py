@@ -6,7 +6,7 @@ import struct
 import requests
 from PIL import Image as PILImage
 
-from apps.uploads import services
+from apps.uploads.flow import services
 from apps.uploads.models import Upload
 
 

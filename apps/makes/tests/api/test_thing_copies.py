@@ -7,7 +7,7 @@ from apps.makes.tests.factories import MakeFactory, make_image
 from apps.makes.tests.helpers import COPY_KEYS, IMAGE_KEYS, SHORT_THING_KEYS, assert_error, assert_unauthorized, ids
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import ProcessingStatus, Upload
-from apps.uploads.serializers_upload import DESCRIPTOR_FIELDS
+from apps.uploads.flow.serializers import DESCRIPTOR_FIELDS
 
 pytestmark = pytest.mark.django_db
 

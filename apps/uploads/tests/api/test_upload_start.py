@@ -137,7 +137,7 @@ def test_anonymous_is_401(anon_client, thing):
 def test_start_schedules_the_verification_after_the_delay(
     api, thing, settings, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from apps.uploads import tasks
+    from apps.uploads.flow import tasks
 
     calls = []
     monkeypatch.setattr(tasks.upload_verify, "apply_async", lambda *a, **kw: calls.append((a, kw)))

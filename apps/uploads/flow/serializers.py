@@ -7,6 +7,14 @@ from apps.core.fields import StrictCharField
 from apps.uploads.rules import FILENAME_MAX_LENGTH, IMAGE_EXTENSIONS
 
 
+# How every upload-start endpoint's OpenAPI description begins.
+FLOW = (
+    "Answers the upload descriptor: POST its `fields` in order, then a `file` part, to `action` "
+    "(no Authorization header); the store redirects (303) to the finalize URL. The object may be "
+    "1 to 262144000 bytes; the form is valid for one hour."
+)
+
+
 class UploadStartInput(serializers.Serializer):
     """Body of every upload start (spec §4.1 avatar/cover-image, §4.2 POST /things/{id}/files)."""
 

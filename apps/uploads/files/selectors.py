@@ -1,4 +1,4 @@
-"""Reads of files, images, downloads and packages, restricted to what the caller may see.
+"""Reads of a Thing's files and images and of downloads, restricted to what the caller may see.
 
 Visibility: a Thing's files and images follow the Thing (apps.things.selectors.thing_get_for_viewer:
 401/403/404). Its owner sees every file and image, still processing or failed too; everyone else only
@@ -9,9 +9,8 @@ from django.db.models.functions import JSONObject
 
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.things import rules as thing_rules
-# A module reference, not names: apps.things.selectors imports this module for its Thing annotations.
 from apps.things import selectors as thing_selectors
-from apps.uploads.models import Download, Image, ProcessingStatus, ThingFile, ThingPackage
+from apps.uploads.models import Download, Image, ProcessingStatus, ThingFile
 
 LIVE = ProcessingStatus.LIVE
 
@@ -27,7 +26,15 @@ def _pk(value) -> int:
         raise NotFound() from None
 
 
-# --- Thing annotations (apps.things.selectors): default image and thumbnail in the Thing's own query ---
+# --- Thing annotations (apps.things.hooks.ThingImages): default image and thumbnail in the Thing's query ---
+
+
+def thing_image_annotations() -> dict:
+    """What every Thing queryset reads its pictures from (registered with apps.things.hooks)."""
+    return {
+        "default_image_row": thing_default_image_row(),
+        "first_file_thumbnail_key": thing_first_file_thumbnail_key(),
+    }
 
 
 def default_image_order() -> list:
@@ -96,11 +103,6 @@ def file_get_for_viewer(file_id, *, viewer) -> ThingFile:
     return file
 
 
-def thing_live_files(*, thing_id) -> list[ThingFile]:
-    """What a package holds: the live files, oldest first (their order in the ZIP)."""
-    return list(ThingFile.objects.filter(thing_id=thing_id, status=LIVE).order_by("added", "id"))
-
-
 # --- images ------------------------------------------------------------------------------------------
 
 
@@ -135,11 +137,3 @@ def thing_list_downloaded_by(*, user, viewer) -> QuerySet:
         .annotate(last_downloaded=Subquery(last))
         .order_by("-last_downloaded", "-id")
     )
-
-
-# --- packages ----------------------------------------------------------------------------------------
-
-
-def thing_package_get(*, thing_id) -> ThingPackage | None:
-    return ThingPackage.objects.filter(thing_id=thing_id).first()
-

@@ -27,10 +27,12 @@ from apps.accounts.links import user_public_url
 from apps.core.enqueue import task_enqueue_on_commit
 from apps.core.exceptions import NotFound
 from apps.core.licenses import license_name
+from apps.things import rules as thing_rules
 from apps.things.links import thing_public_url
 from apps.things.models import Thing
-from apps.uploads import links, rules, selectors, store
+from apps.uploads import links, rules, store
 from apps.uploads.models import ThingPackage
+from apps.uploads.packages import selectors
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +130,16 @@ def thing_package_write(fileobj, *, thing, files, built_at) -> None:
         archive.writestr("LICENSE.txt", license_text(thing=thing, built_at=built_at))
 
 
+def thing_package_url(*, thing) -> str | None:
+    """spec §4.2 package-url: the signed URL of the Thing's ZIP, or None while it is being built (a build
+    of the current files is then queued). 404 NO_FILES without files. Side effects: as
+    thing_package_request (a write and an enqueue, so a service: a selector never does either)."""
+    reasons = thing_rules.thing_package_blockers(thing)
+    if reasons:
+        raise NotFound(reasons[0], errors=reasons, error_type="NO_FILES")
+    return thing_package_request(thing=thing)
+
+
 def thing_package_request(*, thing) -> str | None:
     """The signed URL of the Thing's ready package, or None once a build of the current files is
     queued. 404 NO_FILES when no file is live. Side effects: enqueues package_build on commit."""
@@ -147,7 +159,7 @@ def thing_package_request(*, thing) -> str | None:
         if not created and (package.signature, package.status) != (signature, Status.BUILDING):
             ThingPackage.objects.filter(pk=package.pk).update(signature=signature, status=Status.BUILDING, error="")
         if _claim_build(thing.pk, signature):
-            from apps.uploads.package_tasks import package_build
+            from apps.uploads.packages.tasks import package_build
 
             # Broker down: the package stays `building` and a poll after BUILD_REQUEUE_SECONDS queues again.
             task_enqueue_on_commit(package_build, (thing.pk,), sweep="the next package-url poll")

@@ -1,21 +1,20 @@
-"""Celery entry points of the upload flow (autodiscovered): each takes ids and calls one service."""
+"""Celery entry points of the upload flow: each takes ids and calls one service.
+
+The tasks keep the names they had before uploads was split into parts: queued messages and the beat
+schedule name them.
+"""
 
 from celery import shared_task
 
-from apps.uploads import services
+from apps.core.enqueue import retry_policy
+from apps.uploads.flow import services
 from apps.uploads.store import StoreError
 
-# Transient store failures retry with exponential backoff (jittered), at most this many times.
-STORE_RETRY = {
-    "autoretry_for": (StoreError,),
-    "retry_backoff": 30,
-    "retry_backoff_max": 900,
-    "retry_jitter": True,
-    "max_retries": 6,
-}
+# Transient store failures retry with exponential backoff (jittered), at most 6 times.
+STORE_RETRY = retry_policy(StoreError, backoff=30, backoff_max=900, max_retries=6)
 
 
-@shared_task(**STORE_RETRY)
+@shared_task(name="apps.uploads.tasks.upload_verify", **STORE_RETRY)
 def upload_verify(upload_id: int, attempt: int = 0) -> str:
     """spec §3: without a finalize call the service checks the upload itself, again until it expires."""
     outcome = services.upload_verify(upload_id=upload_id)
@@ -26,7 +25,7 @@ def upload_verify(upload_id: int, attempt: int = 0) -> str:
     return outcome
 
 
-@shared_task(**STORE_RETRY)
+@shared_task(name="apps.uploads.tasks.uploads_sweep_expired", **STORE_RETRY)
 def uploads_sweep_expired() -> dict:
     """Periodic (CELERY_BEAT_SCHEDULE): settle overdue pending uploads, delete stray objects."""
     return services.uploads_sweep_expired()

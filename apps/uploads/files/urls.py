@@ -1,15 +1,18 @@
-"""Paths of files, images, downloads (spec §4.2, §4.3, §4.1), included by apps/uploads/urls.py.
-
-`things/<id>/files` itself is registered there, as combine(ThingFilesView, ThingFileUploadStartView).
-"""
+"""Paths of a Thing's files and images, files, downloads (spec §4.2, §4.3, §4.1)."""
 from django.urls import path
 
-from apps.uploads import pages
-from apps.uploads import views_files as views
+from apps.core.routing import combine
+from apps.uploads.files import pages, views
 
 thing = "things/<int:thing_id>"
 
 urlpatterns: list = [
+    # GET lists the files, POST starts an upload.
+    path(
+        f"{thing}/files",
+        combine(views.ThingFilesView, views.ThingFileUploadStartView).as_view(),
+        name="thing-files",
+    ),
     # Site page route (session): the download links of the Thing page.
     path("thing:<int:thing_id>/files/<int:file_id>/download", pages.file_download_page, name="file-download-page"),
     path(f"{thing}/files/<int:file_id>", views.ThingFileDetailView.as_view(), name="thing-file-detail"),

@@ -1,6 +1,7 @@
 """Output shapes of files and images (DECISIONS.md: File, Image) and the inputs of their endpoints."""
 from rest_framework import serializers
 
+from apps.core.fields import StrictBooleanField, StrictIntegerField
 from apps.uploads import links
 from apps.uploads.links import IMAGE_SIZES, IMAGE_TYPES
 from apps.uploads.models import ProcessingStatus
@@ -90,24 +91,6 @@ class ImageQueryInput(serializers.Serializer):
         if "size" in attrs and "type" not in attrs:
             raise serializers.ValidationError({"type": ["type is required when size is given."]})
         return attrs
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """JSON true/false (and the form spellings DRF knows); a number is not a boolean here."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, (int, float)) and not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return super().to_internal_value(data)
-
-
-class StrictIntegerField(serializers.IntegerField):
-    """An integer (or its decimal string, for form bodies); never a boolean or a fraction."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or (isinstance(data, float) and not data.is_integer()):
-            self.fail("invalid")
-        return super().to_internal_value(data)
 
 
 class ImageUpdateInput(serializers.Serializer):

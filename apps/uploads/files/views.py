@@ -6,16 +6,18 @@ Every Thing is fetched through apps.things.selectors (thing_get_for_viewer / thi
 """
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.response import Response
-from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
 from apps.core.api import ok, paginated_response, parse_input, validated
 from apps.core.schema import THING_PARAM
+from apps.core.views import ApiView
 from apps.things.selectors import thing_get_for_viewer, thing_get_own
 from apps.things.serializers import ThingShortSerializer
-from apps.uploads import selectors, services_files
-from apps.uploads.serializers import FileSerializer, ImageQueryInput, ImageSerializer, ImageUpdateInput
+from apps.uploads.files import selectors, services
+from apps.uploads.files.serializers import FileSerializer, ImageQueryInput, ImageSerializer, ImageUpdateInput
+from apps.uploads.flow.serializers import FLOW, UploadDescriptorSerializer, UploadStartInput
+from apps.uploads.flow.services import upload_descriptor
 
 FILE_PARAM = OpenApiParameter("file_id", int, OpenApiParameter.PATH, description="A file id.")
 IMAGE_PARAM = OpenApiParameter("image_id", int, OpenApiParameter.PATH, description="An image id.")
@@ -31,7 +33,7 @@ VISIBILITY = (
 
 
 class ThingFilesView(ApiView):
-    """GET /things/{id}/files. The upload flow adds POST (combine(): apps/uploads/urls.py)."""
+    """GET /things/{id}/files. POST starts an upload (ThingFileUploadStartView; combine(): urls.py)."""
 
     @extend_schema(parameters=[THING_PARAM], responses=FileSerializer(many=True), summary="List a Thing's files",
                    description=VISIBILITY)
@@ -39,6 +41,24 @@ class ThingFilesView(ApiView):
         thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
         files = selectors.thing_file_list(thing=thing, viewer=request.user)
         return paginated_response(request, files, FileSerializer, view=self)
+
+
+class ThingFileUploadStartView(ApiView):
+    @extend_schema(
+        parameters=[THING_PARAM],
+        request=UploadStartInput,
+        responses=UploadDescriptorSerializer,
+        summary="Start uploading a file to own Thing",
+        description=FLOW + " A jpg, jpeg, png, gif or webp name makes a Thing image, anything else a "
+        "Thing file. Another user's Thing: 403; missing: 404.",
+    )
+    def post(self, request, thing_id):
+        # 404/403 before 400: a caller learns nothing about input rules on someone else's Thing.
+        thing = thing_get_own(thing_id, viewer=request.user)
+        data = parse_input(UploadStartInput, request)
+        upload = services.thing_upload_start(owner=request.user, thing=thing, filename=data["filename"])
+        return Response(upload_descriptor(upload=upload))
+
 
 
 class ThingFileDetailView(ApiView):
@@ -54,7 +74,7 @@ class ThingFileDetailView(ApiView):
     def delete(self, request, thing_id, file_id):
         thing = thing_get_own(thing_id, viewer=request.user)
         file = selectors.thing_file_get(thing=thing, file_id=file_id, viewer=request.user)
-        services_files.file_delete(file=file)
+        services.file_delete(file=file)
         return ok()
 
 
@@ -85,7 +105,7 @@ class ThingImageDetailView(ApiView):
         data = parse_input(ImageUpdateInput, request)
         thing = thing_get_own(thing_id, viewer=request.user)
         image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
-        services_files.image_update(image=image, **data)
+        services.image_update(image=image, **data)
         return ok()
 
     @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM], responses=OkSerializer, summary="Delete an image",
@@ -93,7 +113,7 @@ class ThingImageDetailView(ApiView):
     def delete(self, request, thing_id, image_id):
         thing = thing_get_own(thing_id, viewer=request.user)
         image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
-        services_files.image_delete(image=image)
+        services.image_delete(image=image)
         return ok()
 
 
@@ -113,7 +133,7 @@ class FileDownloadView(ApiView):
                    "download joins the caller's history (GET /users/{username}/downloads). " + VISIBILITY)
     def get(self, request, file_id):
         file = selectors.file_get_for_viewer(file_id, viewer=request.user)
-        url = services_files.file_download(file=file, user=request.user)
+        url = services.file_download(file=file, user=request.user)
         return Response(status=302, headers={"Location": url})
 
 

@@ -1,5 +1,10 @@
 """Writes of the upload flow (spec §4.10, §3 Upload rows): start, finalize, verify, sweep.
 
+The flow knows no target: what an upload becomes (a Thing's file or image, a make, a group's image, a
+user's avatar) is a finalizer registered per kind (upload_finalizer_register) by the part or app that
+owns the target, from its AppConfig.ready(): the files part, makes, groups, and the avatar and cover
+(user_image_finalize, on the accounts service that owns the user row).
+
 State machine of an Upload: pending → finalized | failed | expired; nothing leaves those three.
 Store calls (HEAD, DELETE) never run inside a transaction: the row is read, the store asked, then the
 row is locked (finalize) or claimed with a conditional UPDATE (fail, expire) and the answer re-checked.
@@ -25,9 +30,8 @@ from apps.core.exceptions import (
     ServiceUnavailable,
     ValidationFailed,
 )
-from apps.things.counters import thing_count_add, thing_lock
 from apps.uploads import rules, store
-from apps.uploads.models import Image, ThingFile, Upload
+from apps.uploads.models import Upload
 
 log = logging.getLogger(__name__)
 
@@ -92,12 +96,6 @@ def upload_start(*, owner, kind: str, target_id: int, filename: str) -> Upload:
         partial(_verify_schedule, upload.pk, countdown=settings.UPLOAD_VERIFY_DELAY_SECONDS)
     )
     return upload
-
-
-def thing_upload_start(*, owner, thing, filename: str) -> Upload:
-    """spec §4.2 POST /things/{id}/files: an image name starts a Thing image, any other a Thing file."""
-    kind = rules.thing_upload_kind(rules.filename_clean(filename))
-    return upload_start(owner=owner, kind=kind, target_id=thing.pk, filename=filename)
 
 
 def upload_descriptor(*, upload: Upload) -> dict:
@@ -213,62 +211,13 @@ def _upload_close(upload: Upload, status: str, error_type: str, *, size=None, re
     return _upload_settle(Upload.objects.select_related("file", "image").get(pk=upload.pk))
 
 
-def _finalize_thing_file(upload: Upload, *, size: int) -> None:
-    # The counter UPDATE also locks the Thing until commit: a concurrent delete waits, and a Thing
-    # already deleted updates no row.
-    if not thing_count_add(upload.target_id, "file_count", 1):
-        raise _TargetGone()
-    upload.file = ThingFile.objects.create(
-        thing_id=upload.target_id,
-        name=upload.filename,
-        key=upload.key,
-        size=size,
-        content_type=upload.content_type,
-    )
-    transaction.on_commit(partial(_processing_enqueue, "file_process", upload.file.pk))
-
-
-def upload_image_attach(
-    upload: Upload, *, size: int, thing_id: int | None = None, copy_id: int | None = None
-) -> Image:
-    """The upload becomes an image of a Thing or of a copy (make); for finalizers, under the Upload's lock.
-
-    Side effects: the image's processing (its sizes) is enqueued on commit.
-    """
-    upload.image = Image.objects.create(
-        thing_id=thing_id, copy_id=copy_id, name=upload.filename, key=upload.key, size=size
-    )
-    transaction.on_commit(partial(_processing_enqueue, "image_process", upload.image.pk))
-    return upload.image
-
-
-def _finalize_thing_image(upload: Upload, *, size: int) -> None:
-    if not thing_lock(upload.target_id):
-        raise _TargetGone()
-    upload_image_attach(upload, size=size, thing_id=upload.target_id)
-
-
-def _finalize_user_image(field: str, upload: Upload, *, size: int) -> None:
-    try:
-        previous = user_image_replace(user_id=upload.target_id, field=field, key=upload.key)
-    except LookupError:
-        raise _TargetGone() from None
-    # Only objects this flow created are ours to delete (not seeded or externally managed keys).
-    if previous and previous != upload.key and previous.startswith(rules.KEY_PREFIX + "/"):
-        transaction.on_commit(partial(_object_delete, previous))
-
-
-_FINALIZERS: dict[str, Callable] = {
-    Upload.Kind.THING_FILE: _finalize_thing_file,
-    Upload.Kind.THING_IMAGE: _finalize_thing_image,
-    Upload.Kind.AVATAR: partial(_finalize_user_image, "avatar"),
-    Upload.Kind.COVER: partial(_finalize_user_image, "cover"),
-}
+_FINALIZERS: dict[str, Callable] = {}
 
 
 def upload_finalizer_register(kind: str, finalizer: Callable) -> None:
-    """For apps that come later (groups, makes): `finalizer(upload, *, size)` runs under the Upload's lock,
-    sets what the upload became and raises LookupError when the target is gone."""
+    """Say what an upload of `kind` becomes: `finalizer(upload, *, size)` runs under the Upload's lock,
+    sets what the upload became (`upload.file` / `upload.image`, or the target's own column) and raises
+    LookupError when the target is gone (the upload then fails, 404)."""
 
     def wrapped(upload, *, size):
         try:
@@ -277,6 +226,16 @@ def upload_finalizer_register(kind: str, finalizer: Callable) -> None:
             raise _TargetGone() from None
 
     _FINALIZERS[kind] = wrapped
+
+
+def user_image_finalize(field: str, upload: Upload, *, size: int) -> None:
+    """Finalizer of `avatar` and `cover` (registered with the field bound): the user's row takes the
+    new key (accounts.services.user_image_replace); the replaced object goes from the store on commit.
+    LookupError when the user is gone."""
+    previous = user_image_replace(user_id=upload.target_id, field=field, key=upload.key)
+    # Only objects this flow created are ours to delete (not seeded or externally managed keys).
+    if previous and previous != upload.key and previous.startswith(rules.KEY_PREFIX + "/"):
+        transaction.on_commit(partial(_object_delete, previous))
 
 
 # --- The service's own checks (spec §3: "the service checks the upload automatically later") ---------
@@ -357,15 +316,7 @@ def _object_delete(key: str) -> None:
 
 
 def _verify_schedule(upload_id: int, *, countdown: int, attempt: int = 0) -> None:
-    from apps.uploads.tasks import upload_verify as task
+    from apps.uploads.flow.tasks import upload_verify as task
 
     # Broker down: the upload stays pending; the client's finalize or uploads_sweep_expired settles it.
     task_enqueue(task, (upload_id,), {"attempt": attempt}, countdown=countdown, sweep="uploads_sweep_expired")
-
-
-def _processing_enqueue(task_name: str, record_id: int) -> None:
-    # Imported here: processing imports the models and store of this app, never the other way round.
-    from apps.uploads.processing import tasks as processing
-
-    # Broker down: the row stays `processing`; processing_requeue_stuck re-queues it (STUCK_AFTER).
-    task_enqueue(getattr(processing, task_name), (record_id,), sweep="processing_requeue_stuck")

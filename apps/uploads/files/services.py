@@ -1,19 +1,82 @@
-"""Writes on existing files and images: delete, image rank/featured, downloads (spec §4.2, §4.3).
+"""Writes of a Thing's files and images (spec §4.2, §4.3): what an upload becomes (the finalizers of
+`thing_file` and `thing_image`, and an image of a copy for apps.makes), then deletes, image rank and
+featured flag, downloads. The Thing's file and download counts move through apps.things.counters.
 
-The upload flow (creating files and images) is services.py; this module changes what it created.
 Store objects are deleted only once the row's deletion committed: a rolled-back delete must not leave
 a row pointing at nothing, and an orphaned object is harmless (and swept by the store's lifecycle).
 """
 import logging
+from functools import partial
 
 from django.db import transaction
 from django.db.models import F
 
+from apps.core.enqueue import task_enqueue
 from apps.things.counters import thing_count_add, thing_lock
-from apps.uploads import store
-from apps.uploads.models import Download, Image, ThingFile
+from apps.uploads import rules, store
+from apps.uploads.flow.services import upload_start
+from apps.uploads.models import Download, Image, ThingFile, Upload
 
 log = logging.getLogger(__name__)
+
+
+# --- what uploads become ------------------------------------------------------------------------------
+
+
+def thing_upload_start(*, owner, thing, filename: str) -> Upload:
+    """spec §4.2 POST /things/{id}/files: an image name starts a Thing image, any other a Thing file."""
+    kind = rules.thing_upload_kind(rules.filename_clean(filename))
+    return upload_start(owner=owner, kind=kind, target_id=thing.pk, filename=filename)
+
+
+def thing_file_finalize(upload: Upload, *, size: int) -> None:
+    """Upload finalizer of `thing_file`: a file of the Thing, counted in its file_count. LookupError when
+    the Thing is gone. Side effects: the file's processing is enqueued on commit."""
+    # The counter UPDATE also locks the Thing until commit: a concurrent delete waits, and a Thing
+    # already deleted updates no row.
+    if not thing_count_add(upload.target_id, "file_count", 1):
+        raise LookupError(upload.target_id)
+    upload.file = ThingFile.objects.create(
+        thing_id=upload.target_id,
+        name=upload.filename,
+        key=upload.key,
+        size=size,
+        content_type=upload.content_type,
+    )
+    transaction.on_commit(partial(_processing_enqueue, "file_process", upload.file.pk))
+
+
+def upload_image_attach(
+    upload: Upload, *, size: int, thing_id: int | None = None, copy_id: int | None = None
+) -> Image:
+    """The upload becomes an image of a Thing or of a copy (make); for finalizers, under the Upload's lock.
+
+    Side effects: the image's processing (its sizes) is enqueued on commit.
+    """
+    upload.image = Image.objects.create(
+        thing_id=thing_id, copy_id=copy_id, name=upload.filename, key=upload.key, size=size
+    )
+    transaction.on_commit(partial(_processing_enqueue, "image_process", upload.image.pk))
+    return upload.image
+
+
+def thing_image_finalize(upload: Upload, *, size: int) -> None:
+    """Upload finalizer of `thing_image`: an image of the Thing, its row held until commit. LookupError
+    when the Thing is gone."""
+    if not thing_lock(upload.target_id):
+        raise LookupError(upload.target_id)
+    upload_image_attach(upload, size=size, thing_id=upload.target_id)
+
+
+def _processing_enqueue(task_name: str, record_id: int) -> None:
+    # Imported here: processing imports the models and store of this app, never the other way round.
+    from apps.uploads.processing import tasks as processing
+
+    # Broker down: the row stays `processing`; processing_requeue_stuck re-queues it (STUCK_AFTER).
+    task_enqueue(getattr(processing, task_name), (record_id,), sweep="processing_requeue_stuck")
+
+
+# --- changes to files and images ----------------------------------------------------------------------
 
 
 def _delete_objects_on_commit(keys) -> None:

@@ -1,36 +1,30 @@
-"""Upload flow endpoints (spec §4.10): start an upload (§4.1 avatar/cover-image, §4.2 POST
-/things/{id}/files) and finalize it (§4.3). Each handler: parse → selector → one service → answer.
-
-The file and image reads (lists, detail, download …) are in views_files.py.
+"""Upload flow endpoints (spec §4.10): start a user's avatar or cover upload (§4.1) and finalize any
+upload (§4.3). Each handler: parse → selector → one service → answer. Thing files and images start in
+the files part (POST /things/{id}/files), copies' and groups' images in their apps.
 """
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_own
 from apps.core.api import parse_input
-from apps.core.schema import THING_PARAM, USERNAME_PARAM
-from apps.things.selectors import thing_get_own
-from apps.uploads import services
-from apps.uploads.models import Upload
-from apps.uploads.serializers_upload import (
+from apps.core.schema import USERNAME_PARAM
+from apps.core.views import ApiView
+from apps.uploads.flow import services
+from apps.uploads.flow.serializers import (
+    FLOW,
     FinalizedFileSerializer,
     ImageUploadStartInput,
     UploadDescriptorSerializer,
     UploadStartInput,
 )
+from apps.uploads.models import Upload
 
 UPLOAD_PARAM = OpenApiParameter(
     "upload_id",
     int,
     OpenApiParameter.PATH,
     description="The pending upload's id (from `success_action_redirect`).",
-)
-FLOW = (
-    "Answers the upload descriptor: POST its `fields` in order, then a `file` part, to `action` "
-    "(no Authorization header); the store redirects (303) to the finalize URL. The object may be "
-    "1 to 262144000 bytes; the form is valid for one hour."
 )
 
 
@@ -40,23 +34,6 @@ def _start(request, *, kind: str, target_id: int) -> Response:
         owner=request.user, kind=kind, target_id=target_id, filename=data["filename"]
     )
     return Response(services.upload_descriptor(upload=upload))
-
-
-class ThingFileUploadStartView(ApiView):
-    @extend_schema(
-        parameters=[THING_PARAM],
-        request=UploadStartInput,
-        responses=UploadDescriptorSerializer,
-        summary="Start uploading a file to own Thing",
-        description=FLOW + " A jpg, jpeg, png, gif or webp name makes a Thing image, anything else a "
-        "Thing file. Another user's Thing: 403; missing: 404.",
-    )
-    def post(self, request, thing_id):
-        # 404/403 before 400: a caller learns nothing about input rules on someone else's Thing.
-        thing = thing_get_own(thing_id, viewer=request.user)
-        data = parse_input(UploadStartInput, request)
-        upload = services.thing_upload_start(owner=request.user, thing=thing, filename=data["filename"])
-        return Response(services.upload_descriptor(upload=upload))
 
 
 class UserAvatarUploadStartView(ApiView):

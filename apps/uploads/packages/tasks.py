@@ -1,0 +1,15 @@
+"""Celery entry points of Thing packages (package-url ZIP).
+
+The task keeps the name it had before uploads was split into parts: queued messages name it.
+"""
+from celery import shared_task
+
+from apps.core.enqueue import retry_policy
+from apps.uploads.packages import services
+from apps.uploads.store import StoreError
+
+
+@shared_task(name="apps.uploads.package_tasks.package_build", **retry_policy(StoreError, backoff=10, backoff_max=300))
+def package_build(thing_id: int) -> None:
+    # Safe to run twice: a ready package of the current signature is left alone.
+    services.thing_package_build(thing_id=thing_id)
