@@ -8,6 +8,7 @@ from django.db.models.functions import Lower
 from apps.accounts import rules
 from apps.accounts.models import Message, User
 from apps.core.exceptions import NotFound, PermissionDenied
+from apps.core.lookups import id_or_404
 
 ME = "me"
 
@@ -72,10 +73,7 @@ def message_list_sent(*, user) -> QuerySet:
 
 def message_get_for_user(message_id, *, user) -> Message:
     """A message `user` sent or received; 404 for any other (or unknown) id."""
-    try:
-        message_id = int(message_id)
-    except (TypeError, ValueError):
-        raise NotFound() from None
+    message_id = id_or_404(message_id)
     received = Q(_messages_shown(), recipient=user)
     message = (
         Message.objects.filter(received | Q(sender=user), pk=message_id)

@@ -29,6 +29,7 @@ from apps.activity.models import Event
 from apps.activity.services import event_record, event_retract
 from apps.core.api import site_url
 from apps.core.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
+from apps.core.services import model_update
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +48,8 @@ def user_update(*, user: User, data: dict) -> User:
     if errors:
         field, messages = next(iter(errors.items()))
         raise ValidationFailed(f"{field}: {messages[0]}", errors=errors)
-    changed = [field for field, value in data.items() if getattr(user, field) != value]
-    for field in changed:
-        setattr(user, field, data[field])
-    if changed:
-        # update_fields: a concurrent last_active touch or suspension is not overwritten with stale values.
-        user.save(update_fields=changed)
+    # Only the changed columns: a concurrent last_active touch or suspension is not overwritten.
+    model_update(user, data=data, fields=data)
     return user
 
 

@@ -12,9 +12,9 @@ from django.db.models import QuerySet
 
 from apps.comments import rules
 from apps.comments.models import Comment
-from apps.core.api import MAX_ID
 from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from apps.core.moderation import viewer_sees_hidden, visible_q
+from apps.core.lookups import id_or_404
 from apps.groups.models import GroupMember, GroupTopic
 from apps.makes.models import Make
 from apps.things import rules as thing_rules
@@ -30,16 +30,6 @@ _DEFERRED = (
     "make__thing__search_vector",
     "topic__body", "topic__group__description",
 )
-
-
-def _id_or_404(value) -> int:
-    try:
-        value = int(value)
-    except (TypeError, ValueError):
-        raise NotFound() from None
-    if not 0 < value <= MAX_ID:  # past a bigint it names no row, and the driver would fail
-        raise NotFound()
-    return value
 
 
 def target_type_of(target) -> str:
@@ -84,7 +74,7 @@ def comment_make_get(make_id, *, viewer) -> Make:
     """The make of /copies/{id}/…comments: 404 when missing or not visible (hidden, or its Thing is)."""
     make = Make.objects.select_related("thing", "creator").defer(
         "description", "thing__description", "thing__instructions", "thing__search_vector"
-    ).filter(pk=_id_or_404(make_id)).first()
+    ).filter(pk=id_or_404(make_id)).first()
     if make is None or not _make_visible(viewer, make):
         raise NotFound()
     return make
@@ -93,7 +83,7 @@ def comment_make_get(make_id, *, viewer) -> Make:
 def comment_topic_get(topic_id, *, viewer) -> GroupTopic:
     """The topic of /group-topics/{id}/…comments: 404 when missing or its group is hidden."""
     topic = GroupTopic.objects.select_related("user", "group").defer("body", "group__description").filter(
-        pk=_id_or_404(topic_id)
+        pk=id_or_404(topic_id)
     ).first()
     if topic is None or not _topic_visible(viewer, topic):
         raise NotFound()
@@ -138,7 +128,7 @@ def comment_get_for_viewer(comment_id, *, viewer) -> Comment:
         comment_queryset(viewer=viewer)
         .select_related("thing", "make__thing", "topic__group")
         .defer(*_DEFERRED)
-        .filter(pk=_id_or_404(comment_id))
+        .filter(pk=id_or_404(comment_id))
         .first()
     )
     if comment is None or not comment_target_visible(viewer, comment):

@@ -20,6 +20,7 @@ from apps.comments.models import Comment
 from apps.comments.selectors import TARGET_FIELD, target_type_of
 from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
 from apps.core.moderation import viewer_sees_hidden
+from apps.core.services import model_update
 from apps.groups.counters import topic_count_add
 from apps.groups.models import GroupMember, GroupTopic
 from apps.makes.counters import make_count_add
@@ -138,8 +139,8 @@ def comment_update(*, comment: Comment, user, body: str) -> Comment:
         if not rules.comment_can_edit(user, row):
             raise PermissionDenied()
         if row.body != body:
-            row.body, row.body_html = body, body_html
-            row.save(update_fields=["body", "body_html", "modified"])
+            model_update(row, data={"body": body, "body_html": body_html}, fields=["body", "body_html"],
+                         also=["modified"], changed_only=False)
     comment.body, comment.body_html, comment.modified = row.body, row.body_html, row.modified
     return comment
 

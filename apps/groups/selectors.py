@@ -9,9 +9,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Greatest
 
-from apps.core.api import MAX_ID
 from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
 from apps.core.moderation import visible_q
+from apps.core.lookups import id_or_404, viewer_id
 from apps.groups import rules
 from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
 from apps.things.selectors import thing_list_visible, thing_visible_q
@@ -19,20 +19,6 @@ from apps.things.selectors import thing_list_visible, thing_visible_q
 FILTERS = ("all", "my-groups")
 SORTS = ("members", "topics", "activity", "newest")
 THING_SORTS = ("newest", "popular")
-
-
-def _viewer_id(viewer):
-    return viewer.pk if viewer is not None and viewer.is_authenticated else None
-
-
-def _id_or_404(value) -> int:
-    try:
-        value = int(value)
-    except (TypeError, ValueError):
-        raise NotFound() from None
-    if not 0 < value <= MAX_ID:  # a bigint past MAX_ID names no row; the driver would fail
-        raise NotFound()
-    return value
 
 
 def _count(queryset) -> Coalesce:
@@ -53,7 +39,7 @@ def group_queryset(*, viewer) -> QuerySet:
         member_count=_count(members),
         thing_count=_count(GroupThing.objects.filter(_visible_entries(viewer), group=OuterRef("pk"))),
         topic_count=_count(GroupTopic.objects.filter(group=OuterRef("pk"))),
-        is_member=Exists(members.filter(user_id=_viewer_id(viewer))),
+        is_member=Exists(members.filter(user_id=viewer_id(viewer))),
     )
 
 
@@ -61,7 +47,7 @@ def group_list(*, viewer, filter: str = "all", sort: str = "members", search: st
     """spec §4.8 GET /groups/: every group (or the caller's), sorted descending, ties newest first."""
     groups = group_queryset(viewer=viewer)
     if filter == "my-groups":
-        groups = groups.filter(memberships__user_id=_viewer_id(viewer))
+        groups = groups.filter(memberships__user_id=viewer_id(viewer))
     if search:
         groups = groups.filter(Q(name__icontains=search) | Q(description__icontains=search))
     if sort == "members":
@@ -85,7 +71,7 @@ def group_list(*, viewer, filter: str = "all", sort: str = "members", search: st
 
 def group_get(group_id, *, viewer) -> Group:
     """404 for an unknown group (or one hidden by a moderator); any other group is visible to every caller."""
-    group = group_queryset(viewer=viewer).filter(pk=_id_or_404(group_id)).first()
+    group = group_queryset(viewer=viewer).filter(pk=id_or_404(group_id)).first()
     if group is None:
         raise NotFound()
     return group
@@ -94,14 +80,14 @@ def group_get(group_id, *, viewer) -> Group:
 def group_get_plain(group_id, *, viewer=None) -> Group:
     """The bare row (no annotations), for writes and sub-lists; 404 if unknown or hidden (staff excepted;
     without a viewer, hidden is 404)."""
-    group = Group.objects.filter(visible_q(viewer), pk=_id_or_404(group_id)).first()
+    group = Group.objects.filter(visible_q(viewer), pk=id_or_404(group_id)).first()
     if group is None:
         raise NotFound()
     return group
 
 
 def group_is_member(*, group, user) -> bool:
-    return _viewer_id(user) is not None and GroupMember.objects.filter(group=group, user_id=user.pk).exists()
+    return viewer_id(user) is not None and GroupMember.objects.filter(group=group, user_id=user.pk).exists()
 
 
 def group_get_as_member(group_id, *, viewer) -> Group:
@@ -154,7 +140,7 @@ def group_list_things(*, group, viewer, sort: str | None = None, search: str = "
 
 def group_entry_get(*, group, thing_id) -> GroupThing:
     """The group's entry for a Thing; 400 (spec §7: "Remove from a group a Thing not in it") if none."""
-    entry = GroupThing.objects.filter(group=group, thing_id=_id_or_404(thing_id)).first()
+    entry = GroupThing.objects.filter(group=group, thing_id=id_or_404(thing_id)).first()
     if entry is None:
         raise RuleViolation("The Thing is not in the group.")
     return entry
@@ -174,7 +160,7 @@ def group_topic_get(topic_id, *, viewer=None) -> GroupTopic:
     topic = (
         group_topic_queryset()
         .select_related("group")
-        .filter(visible_q(viewer, prefix="group__"), pk=_id_or_404(topic_id))
+        .filter(visible_q(viewer, prefix="group__"), pk=id_or_404(topic_id))
         .first()
     )
     if topic is None:

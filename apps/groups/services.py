@@ -5,6 +5,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation, ValidationFailed
+from apps.core.services import model_update
 from apps.groups import rules
 from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
 from apps.uploads import rules as upload_rules
@@ -43,11 +44,7 @@ def group_update(*, group, user, data: dict) -> Group:
         group = _lock(group)
         if not rules.group_can_edit(user, group):
             raise PermissionDenied()
-        fields = [name for name in ("name", "description") if name in data]
-        for name in fields:
-            setattr(group, name, data[name])
-        if fields:
-            group.save(update_fields=[*fields, "modified"])
+        model_update(group, data=data, fields=["name", "description"], also=["modified"], changed_only=False)
     return group
 
 
@@ -146,11 +143,7 @@ def group_topic_update(*, topic, user, data: dict) -> GroupTopic:
         topic = GroupTopic.objects.select_for_update().get(pk=topic.pk)
         if not rules.group_topic_can_edit(user, topic):
             raise PermissionDenied()
-        fields = [name for name in ("name", "body") if name in data]
-        for name in fields:
-            setattr(topic, name, data[name])
-        if fields:
-            topic.save(update_fields=[*fields, "modified"])
+        model_update(topic, data=data, fields=["name", "body"], also=["modified"], changed_only=False)
     return topic
 
 

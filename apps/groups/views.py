@@ -10,6 +10,7 @@ from apps.core.views import ApiView
 
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.core.lookups import id_or_404
 from apps.core.schema import THING_PARAM
 from apps.groups import selectors, services
 from apps.groups.serializers import (
@@ -113,7 +114,7 @@ class GroupMembersView(ApiView):
                    description="400 for the group owner, who cannot leave their own group.")
     def delete(self, request, group_id, user_id=None):
         group = selectors.group_get_plain(group_id, viewer=request.user)
-        member_id = request.user.pk if user_id is None else selectors._id_or_404(user_id)
+        member_id = request.user.pk if user_id is None else id_or_404(user_id)
         services.group_member_remove(group=group, user=request.user, member_id=member_id)
         return ok()
 

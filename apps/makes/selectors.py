@@ -8,9 +8,9 @@ someone else's draft. Lists of a Thing's makes first apply the Thing's own 401/4
 """
 from django.db.models import BooleanField, Exists, OuterRef, Prefetch, Q, QuerySet, Value
 
-from apps.core.api import MAX_ID
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.core.moderation import viewer_sees_hidden, visible_q
+from apps.core.lookups import id_or_404, viewer_id
 from apps.makes import rules
 from apps.makes.models import Make, MakeLike
 from apps.things import selectors as thing_selectors
@@ -26,20 +26,6 @@ MAKE_FIELDS = (
 IMAGE_ORDER = ("rank", "added", "id")
 
 
-def _viewer_id(viewer):
-    return viewer.pk if viewer is not None and viewer.is_authenticated else None
-
-
-def _id_or_404(value) -> int:
-    try:
-        value = int(value)
-    except (TypeError, ValueError):
-        raise NotFound() from None
-    if not 0 < value <= MAX_ID:  # past a bigint it names no row, and the driver would fail
-        raise NotFound()
-    return value
-
-
 def _visible(viewer) -> Q:
     return visible_q(viewer) & thing_selectors.thing_visible_q(viewer, prefix="thing__")
 
@@ -48,12 +34,12 @@ def make_queryset(*, viewer) -> QuerySet:
     """Visible makes with what MakeSerializer shows, in one query: creator and Thing (with its creator)
     joined; the make's and the Thing's default images and the caller's `is_liked` as correlated
     subqueries, so a page of makes costs no query per row."""
-    viewer_id = _viewer_id(viewer)
+    uid = viewer_id(viewer)
     thing_fields = [f"thing__{name}" for name in thing_selectors.SHORT_THING_FIELDS]
-    if viewer_id is None:
+    if uid is None:
         is_liked = Value(False, output_field=BooleanField())
     else:
-        is_liked = Exists(MakeLike.objects.filter(make=OuterRef("pk"), user_id=viewer_id))
+        is_liked = Exists(MakeLike.objects.filter(make=OuterRef("pk"), user_id=uid))
     return (
         Make.objects.select_related("creator", "thing__creator")
         .only(*MAKE_FIELDS, *thing_fields)
@@ -86,9 +72,9 @@ def _images_prefetch(viewer) -> Prefetch:
     """Each make's images in one more query for the whole page: live ones, plus the caller's own makes'
     images still processing or failed (as on GET /copies/{id}/images)."""
     shown = Q(status=ProcessingStatus.LIVE)
-    viewer_id = _viewer_id(viewer)
-    if viewer_id is not None:
-        shown |= Q(copy__creator_id=viewer_id)
+    uid = viewer_id(viewer)
+    if uid is not None:
+        shown |= Q(copy__creator_id=uid)
     images = Image.objects.filter(shown).order_by(*IMAGE_ORDER)
     return Prefetch("images", queryset=images, to_attr="image_list")
 
@@ -105,7 +91,7 @@ def make_list_for_user(*, owner, viewer) -> QuerySet:
 
 def make_get_for_viewer(make_id, *, viewer) -> Make:
     """One make; 404 when it is missing or the caller may not see it (hidden, or its Thing is)."""
-    make = make_queryset(viewer=viewer).filter(pk=_id_or_404(make_id)).first()
+    make = make_queryset(viewer=viewer).filter(pk=id_or_404(make_id)).first()
     if make is None:
         raise NotFound()
     return make
@@ -140,7 +126,7 @@ def make_image_list(*, make, viewer) -> QuerySet:
 
 def make_image_get(*, make, image_id, viewer) -> Image:
     """One image of this make (404 when it is another make's or a Thing's, or not visible)."""
-    image = make_image_list(make=make, viewer=viewer).filter(pk=_id_or_404(image_id)).first()
+    image = make_image_list(make=make, viewer=viewer).filter(pk=id_or_404(image_id)).first()
     if image is None:
         raise NotFound()
     return image
@@ -154,7 +140,7 @@ def make_get_for_page(make_id: int, *, viewer) -> Make:
     make = (
         make_queryset(viewer=viewer)
         .prefetch_related(_images_prefetch(viewer))
-        .filter(pk=_id_or_404(make_id))
+        .filter(pk=id_or_404(make_id))
         .first()
     )
     if make is None:

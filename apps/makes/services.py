@@ -13,6 +13,7 @@ from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remov
 from apps.activity.models import Event
 from apps.activity.services import event_record
 from apps.core.exceptions import NotFound, RuleViolation
+from apps.core.services import model_update
 from apps.makes import counters, rules
 from apps.makes.models import Make, MakeLike
 from apps.things import counters as thing_counters
@@ -126,9 +127,7 @@ def make_update(*, make: Make, data: dict) -> None:
         row = Make.objects.select_for_update().filter(pk=make.pk).first()
         if row is None:
             raise NotFound()  # deleted since the view read it
-        if row.description != data["description"]:
-            row.description = data["description"]
-            row.save(update_fields=["description", "modified"])
+        model_update(row, data=data, fields=["description"], also=["modified"])
 
 
 def make_delete(*, make: Make) -> None:

@@ -3,19 +3,13 @@ from django.db.models import QuerySet
 from oauth2_provider.models import get_application_model
 
 from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from apps.core.lookups import id_or_404
 from apps.oauth.selectors import authorization_get_for_user
 from apps.orders import rules
 from apps.orders.models import Order
 from apps.things.selectors import thing_get_for_viewer
 
 Application = get_application_model()
-
-
-def _order_id(value) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise NotFound() from None
 
 
 def order_list_for_token(*, token) -> QuerySet:
@@ -29,7 +23,7 @@ def order_list_for_token(*, token) -> QuerySet:
 
 def order_get_for_token(order_id, *, token) -> Order:
     """spec §7: 404 when the order does not exist for that user and application (any other token)."""
-    order = order_list_for_token(token=token).filter(pk=_order_id(order_id)).first()
+    order = order_list_for_token(token=token).filter(pk=id_or_404(order_id)).first()
     if order is None:
         raise NotFound()
     return order
@@ -53,7 +47,7 @@ def order_list_for_buyer(*, buyer) -> QuerySet:
 
 
 def order_get_for_buyer(order_id, *, buyer) -> Order:
-    order = Order.objects.filter(buyer=buyer, pk=_order_id(order_id)).first()
+    order = Order.objects.filter(buyer=buyer, pk=id_or_404(order_id)).first()
     if order is None:
         raise NotFound()
     return order

@@ -3,8 +3,8 @@ what the caller may see (published, or their own), in counts and thumbnails too.
 from django.db.models import F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Lower
 
-from apps.core.api import MAX_ID
 from apps.core.exceptions import NotFound, PermissionDenied
+from apps.core.lookups import id_or_404
 from apps.things.models import Thing
 from apps.things.selectors import thing_list_visible, thing_short_queryset, thing_visible_q
 from apps.thingcollections import rules
@@ -18,17 +18,6 @@ def _visible_entries(viewer) -> Q:
     """CollectionThing rows whose Thing `viewer` may see (things.selectors.thing_visible_q: published or
     their own, never hidden by a moderator)."""
     return thing_visible_q(viewer, prefix="thing__")
-
-
-def _id_or_404(value) -> int:
-    try:
-        value = int(value)
-    except (TypeError, ValueError):
-        raise NotFound() from None
-    # A bigint names no row past MAX_ID, and the driver would fail instead of finding nothing.
-    if not 0 < value <= MAX_ID:
-        raise NotFound()
-    return value
 
 
 def collection_queryset(*, viewer) -> QuerySet:
@@ -54,7 +43,7 @@ def collection_list_for_user(*, owner, viewer) -> QuerySet:
 
 def collection_get(collection_id, *, viewer) -> Collection:
     """404 for an unknown collection (spec §7); any collection is visible to every caller."""
-    collection = collection_queryset(viewer=viewer).filter(pk=_id_or_404(collection_id)).first()
+    collection = collection_queryset(viewer=viewer).filter(pk=id_or_404(collection_id)).first()
     if collection is None:
         raise NotFound()
     return collection
@@ -101,7 +90,7 @@ def collection_list_things(*, collection, viewer, sort: str = "date", order: str
 def collection_entry_get(*, collection, thing_id) -> CollectionThing:
     """The collection's entry for a Thing, visible or not (its owner may always take it out); 404 if the
     Thing is not in the collection."""
-    entry = CollectionThing.objects.filter(collection=collection, thing_id=_id_or_404(thing_id)).first()
+    entry = CollectionThing.objects.filter(collection=collection, thing_id=id_or_404(thing_id)).first()
     if entry is None:
         raise NotFound()
     return entry
@@ -110,7 +99,7 @@ def collection_entry_get(*, collection, thing_id) -> CollectionThing:
 def thing_get_collectable(thing_id, *, viewer) -> Thing:
     """A Thing the caller may add to a collection: one they may see; 404 for any other (spec §4.5
     says nothing of 401/403 here, and a collection must not reveal someone else's draft)."""
-    things = Thing.objects.filter(thing_visible_q(viewer), pk=_id_or_404(thing_id))
+    things = Thing.objects.filter(thing_visible_q(viewer), pk=id_or_404(thing_id))
     thing = things.only("id", "creator_id").first()
     if thing is None:
         raise NotFound()

@@ -9,6 +9,7 @@ from django.utils import timezone
 from apps.activity.models import Event
 from apps.activity.services import event_record, event_retract
 from apps.core.exceptions import NotFound, PermissionDenied
+from apps.core.services import model_update
 from apps.things.counters import thing_count_add
 from apps.thingcollections import rules
 from apps.thingcollections.models import Collection, CollectionThing
@@ -42,11 +43,7 @@ def collection_update(*, collection, user, data: dict, application=None) -> Coll
         collection = _lock(collection)
         if not rules.collection_can_edit(user, collection, application=application):
             raise PermissionDenied()
-        fields = [name for name in ("name", "description") if name in data]
-        for name in fields:
-            setattr(collection, name, data[name])
-        if fields:
-            collection.save(update_fields=[*fields, "modified"])
+        model_update(collection, data=data, fields=["name", "description"], also=["modified"], changed_only=False)
     return collection
 
 

@@ -5,13 +5,10 @@ from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
 from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from apps.core.moderation import visible_q
+from apps.core.lookups import id_or_404, viewer_id
 from apps.things import rules
 from apps.things.hooks import thing_images
 from apps.things.models import Like, Tag, Thing, ThingTag, Watch
-
-
-def _viewer_id(viewer):
-    return viewer.pk if viewer is not None and viewer.is_authenticated else None
 
 
 # --- The one visibility rule of Things (spec §4.2 / §7 plus moderation, issue 5) -------------------------
@@ -24,9 +21,9 @@ def thing_visible_q(viewer, *, prefix: str = "") -> Q:
 
     `prefix` walks a relation to the Thing ("thing__" from a collection or group entry)."""
     visible = Q(**{f"{prefix}is_published": True})
-    viewer_id = _viewer_id(viewer)
-    if viewer_id is not None:
-        visible |= Q(**{f"{prefix}creator_id": viewer_id})
+    uid = viewer_id(viewer)
+    if uid is not None:
+        visible |= Q(**{f"{prefix}creator_id": uid})
     return visible & visible_q(viewer, prefix=prefix)
 
 
@@ -46,14 +43,14 @@ def _with_default_image(qs: QuerySet) -> QuerySet:
 
 def thing_queryset(*, viewer) -> QuerySet:
     """Things with what their serializers read, in one query (+1 for tags when prefetched)."""
-    viewer_id = _viewer_id(viewer)
+    uid = viewer_id(viewer)
     # The search vector is for the database alone; loading it would only slow every Thing read.
     qs = _with_default_image(Thing.objects.select_related("creator", "category").defer("search_vector"))
-    if viewer_id is None:
+    if uid is None:
         return qs.annotate(is_liked=Exists(Like.objects.none()), is_watched=Exists(Watch.objects.none()))
     return qs.annotate(
-        is_liked=Exists(Like.objects.filter(thing=OuterRef("pk"), user_id=viewer_id)),
-        is_watched=Exists(Watch.objects.filter(thing=OuterRef("pk"), user_id=viewer_id)),
+        is_liked=Exists(Like.objects.filter(thing=OuterRef("pk"), user_id=uid)),
+        is_watched=Exists(Watch.objects.filter(thing=OuterRef("pk"), user_id=uid)),
     )
 
 
@@ -92,10 +89,7 @@ def thing_list_published(*, viewer) -> QuerySet:
 def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
     """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid, deleted or hidden by a
     moderator → 404 (hidden: for everyone but staff, the creator included)."""
-    try:
-        thing_id = int(thing_id)
-    except (TypeError, ValueError):
-        raise NotFound() from None
+    thing_id = id_or_404(thing_id)
     qs = thing_queryset(viewer=viewer)
     if detail:
         qs = _with_tag_names(qs)
@@ -103,7 +97,7 @@ def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
     if thing is None:
         raise NotFound()
     if not thing.is_published:
-        if _viewer_id(viewer) is None:
+        if viewer_id(viewer) is None:
             raise NotAuthenticated()
         if not rules.thing_can_view(viewer, thing):
             raise PermissionDenied()
@@ -113,10 +107,7 @@ def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
 def thing_get_any(thing_id, *, viewer) -> Thing:
     """spec §4.2 hack-the-pandemic-thing: unpublished Things too, for every user; 404 if missing or
     hidden by a moderator (staff excepted)."""
-    try:
-        thing_id = int(thing_id)
-    except (TypeError, ValueError):
-        raise NotFound() from None
+    thing_id = id_or_404(thing_id)
     thing = _with_tag_names(thing_queryset(viewer=viewer)).filter(visible_q(viewer), pk=thing_id).first()
     if thing is None:
         raise NotFound()

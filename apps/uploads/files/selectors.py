@@ -8,6 +8,7 @@ from django.db.models import Exists, JSONField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import JSONObject
 
 from apps.core.exceptions import NotFound, PermissionDenied
+from apps.core.lookups import id_or_404
 from apps.things import rules as thing_rules
 from apps.things import selectors as thing_selectors
 from apps.uploads.models import Download, Image, ProcessingStatus, ThingFile
@@ -17,13 +18,6 @@ LIVE = ProcessingStatus.LIVE
 
 def _sees_everything(viewer, thing) -> bool:
     return thing_rules.thing_is_owner(viewer, thing)
-
-
-def _pk(value) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise NotFound() from None
 
 
 # --- Thing annotations (apps.things.hooks.ThingImages): default image and thumbnail in the Thing's query ---
@@ -84,7 +78,7 @@ def thing_file_list(*, thing, viewer) -> QuerySet:
 
 def thing_file_get(*, thing, file_id, viewer) -> ThingFile:
     """One file of this Thing (404 when it is another Thing's, or not visible)."""
-    file = thing_file_list(thing=thing, viewer=viewer).filter(pk=_pk(file_id)).first()
+    file = thing_file_list(thing=thing, viewer=viewer).filter(pk=id_or_404(file_id)).first()
     if file is None:
         raise NotFound()
     return file
@@ -93,7 +87,7 @@ def thing_file_get(*, thing, file_id, viewer) -> ThingFile:
 def file_get_for_viewer(file_id, *, viewer) -> ThingFile:
     """spec §4.3 /files/{id}: the Thing's matrix (401/403/404), then 404 for a file the caller may not
     see. `file.thing` is the Thing as thing_get_for_viewer loaded it."""
-    file = ThingFile.objects.filter(pk=_pk(file_id)).first()
+    file = ThingFile.objects.filter(pk=id_or_404(file_id)).first()
     if file is None:
         raise NotFound()
     thing = thing_selectors.thing_get_for_viewer(file.thing_id, viewer=viewer, detail=False)
@@ -114,7 +108,7 @@ def thing_image_list(*, thing, viewer) -> QuerySet:
 
 
 def thing_image_get(*, thing, image_id, viewer) -> Image:
-    image = thing_image_list(thing=thing, viewer=viewer).filter(pk=_pk(image_id)).first()
+    image = thing_image_list(thing=thing, viewer=viewer).filter(pk=id_or_404(image_id)).first()
     if image is None:
         raise NotFound()
     return image

@@ -22,6 +22,7 @@ from django.utils import timezone
 from apps.accounts.services import user_image_replace
 from apps.core.api import api_url
 from apps.core.enqueue import task_enqueue
+from apps.core.lookups import id_or_404
 from apps.core.exceptions import (
     DomainError,
     NotFound,
@@ -120,10 +121,7 @@ def upload_finalize(*, upload_id, user) -> dict:
     StoreUnavailable (503) with the upload left pending (the store is asked before any row changes).
     Side effects: processing is enqueued on commit; a rejected object is deleted from the store.
     """
-    try:
-        upload_id = int(upload_id)
-    except (TypeError, ValueError):
-        raise NotFound() from None
+    upload_id = id_or_404(upload_id)
     upload = Upload.objects.select_related("file", "image", "owner").filter(pk=upload_id).first()
     if upload is None:
         raise NotFound()
