@@ -7,6 +7,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from apps.accounts.tests.factories import UserFactory
+from apps.core.testing import ANONYMOUS, MISSING, OTHER_APP, STRANGER, access_check, bearer_client
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 
 
@@ -106,11 +107,7 @@ def client_for(db, application):
     """client_for(user) → an APIClient sending a real Bearer token of `user` for `application`."""
 
     def make(user, app=None):
-        token = AccessTokenFactory(user=user, application=app or application)
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
-        client.token = token
-        return client
+        return bearer_client(AccessTokenFactory(user=user, application=app or application))
 
     return make
 
@@ -119,3 +116,23 @@ def client_for(db, application):
 def api(client_for, user):
     """The default authenticated client: `user`'s token."""
     return client_for(user)
+
+
+@pytest.fixture
+def access(client_for, user):
+    """access(endpoint, caller, obj, **path_values): one case of an endpoint's access matrix
+    (apps.core.testing.Access) on `obj`, an object of `user` (whose token `api` sends)."""
+    clients: dict = {}
+    callers = {
+        ANONYMOUS: lambda: APIClient(),
+        STRANGER: lambda: client_for(UserFactory()),
+        MISSING: lambda: client_for(user),
+        OTHER_APP: lambda: client_for(user, ApplicationFactory()),
+    }
+
+    def check(endpoint, caller, obj=None, **path_values):
+        if caller not in clients:
+            clients[caller] = callers[caller]()
+        return access_check(endpoint, caller, obj, clients=clients, **path_values)
+
+    return check

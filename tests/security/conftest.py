@@ -2,20 +2,11 @@
 reach them."""
 import pytest
 from django.test import Client
-from rest_framework.test import APIClient
 
 from apps.accounts.tests.factories import UserFactory
-from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
+from apps.core.testing import token_client
+from apps.oauth.tests.factories import ApplicationFactory
 from tests.world import world_build
-
-
-def token_client(user, app) -> APIClient:
-    """An API client with a real Bearer token of `user` issued to `app` (user None: the app's own token)."""
-    token = AccessTokenFactory(user=user, application=app)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
-    client.token = token
-    return client
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from django.apps import apps as django_apps
 from drf_spectacular.generators import SchemaGenerator
 
-from tests.security.conftest import token_client
+from apps.core.testing import token_client
 
 REFUSED = (403, 404)
 

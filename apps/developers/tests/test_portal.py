@@ -8,7 +8,7 @@ from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.accounts.tests.factories import UserFactory
 from apps.developers.models import ReviewRequest
-from apps.developers.tests.conftest import valid_registration
+from apps.developers.tests.helpers import valid_registration
 from apps.oauth.models import AppAuthorization
 from apps.oauth.tests.factories import ApplicationFactory
 

@@ -1,5 +1,4 @@
 """Shapes and assertions shared by the makes tests."""
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized  # noqa: F401
 from apps.things.tests.helpers import ISO, SHORT_THING_KEYS  # noqa: F401
 
 USER_SUMMARY_KEYS = {"id", "name", "first_name", "last_name", "url", "public_url", "thumbnail"}
@@ -9,8 +8,3 @@ COPY_KEYS = {
     "creator", "thing", "thumbnail", "images_url",
 }
 IMAGE_KEYS = {"id", "name", "url", "added", "rank", "featured", "sizes", "status"}
-
-
-def ids(response) -> list[int]:
-    assert response.status_code == 200, response.content
-    return [item["id"] for item in response.json()]

@@ -4,9 +4,9 @@ from dataclasses import dataclass
 
 import pytest
 from django.db import connection
-from rest_framework.test import APIClient
 
 from apps.accounts.tests.factories import UserFactory
+from apps.core.testing import bearer_client
 from apps.developers.services import application_issue_readonly_token
 from apps.oauth.models import AppAuthorization
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
@@ -67,17 +67,10 @@ def order(buyer, app):
     return OrderFactory(buyer=buyer, application=app)
 
 
-def bearer(token) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
-    client.token = token
-    return client
-
-
 @pytest.fixture
 def token_client():
     """token_client(user, app) → an APIClient with a real Bearer token of `user` for `app`."""
-    return lambda user, app: bearer(AccessTokenFactory(user=user, application=app))
+    return lambda user, app: bearer_client(AccessTokenFactory(user=user, application=app))
 
 
 @pytest.fixture
@@ -92,7 +85,7 @@ def seller_api(token_client, seller, app):
 
 @pytest.fixture
 def readonly_api(app):
-    return bearer(application_issue_readonly_token(application=app))
+    return bearer_client(application_issue_readonly_token(application=app))
 
 
 @pytest.fixture

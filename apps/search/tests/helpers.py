@@ -1,5 +1,4 @@
 """Helpers of the search tests: Things created through the factory, then indexed as the services do."""
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized  # noqa: F401
 from apps.search.services import thing_index_search
 from apps.things.tests.factories import ThingFactory
 
@@ -14,8 +13,3 @@ def indexed_thing(**kwargs):
     thing = ThingFactory(**kwargs)
     thing_index_search(thing_ids=[thing.pk])
     return thing
-
-
-def ids(response) -> list[int]:
-    assert response.status_code == 200, response.content
-    return [item["id"] for item in response.json()]

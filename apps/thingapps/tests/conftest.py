@@ -37,16 +37,3 @@ def browser(user):
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
     return client
-
-
-def csrf_token(client) -> str:
-    """The CSRF token of `client`'s session (what the Thing page embeds for the host script)."""
-    from django.middleware.csrf import _get_new_csrf_string, _mask_cipher_secret
-
-    secret = client.cookies.get("csrftoken")
-    if secret is None:
-        secret = _get_new_csrf_string()
-        client.cookies["csrftoken"] = secret
-    else:
-        secret = secret.value
-    return _mask_cipher_secret(secret)

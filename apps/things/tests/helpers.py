@@ -1,8 +1,6 @@
 """Assertions shared by the Things API tests."""
 import re
 
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized  # noqa: F401
-
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$")
 
 SHORT_THING_KEYS = {
@@ -15,8 +13,3 @@ THING_KEYS = SHORT_THING_KEYS | {
     "collect_count", "file_count", "description", "instructions", "license", "category", "tag_names",
     "default_image",
 } | set(SUB_COLLECTIONS) | {f"{name}_url" for name in SUB_COLLECTIONS}
-
-
-def ids(response) -> list[int]:
-    assert response.status_code == 200, response.content
-    return [item["id"] for item in response.json()]

@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 
 from apps.accounts.tests.factories import MessageFactory
-from apps.accounts.tests.helpers import assert_unauthorized
+from apps.core.testing import assert_unauthorized
 
 pytestmark = pytest.mark.django_db
 

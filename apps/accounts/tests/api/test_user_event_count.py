@@ -6,7 +6,7 @@ import pytest
 
 from apps.activity.models import Event
 from apps.activity.tests.factories import EventFactory
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ import pytest
 from apps.accounts.models import Follow
 from apps.activity.models import Event
 from apps.accounts.tests.factories import FollowFactory
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ POST /comments/{id}/reply."""
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 from apps.comments import services
 from apps.comments.models import BODY_MAX_LENGTH, Comment
 from apps.comments.tests.factories import CommentFactory, join, make_of

@@ -2,7 +2,7 @@
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 from apps.groups.models import Group, GroupMember
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 

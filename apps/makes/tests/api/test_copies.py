@@ -5,9 +5,8 @@ from apps.accounts.tests.factories import UserFactory
 from apps.makes import services
 from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory, make_image
-from apps.makes.tests.helpers import (
-    COPY_KEYS, ISO, SHORT_THING_KEYS, USER_SUMMARY_KEYS, assert_error, assert_unauthorized, ids,
-)
+from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.makes.tests.helpers import COPY_KEYS, ISO, SHORT_THING_KEYS, USER_SUMMARY_KEYS
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import Image

@@ -2,7 +2,8 @@
 import pytest
 
 from apps.makes.tests.factories import MakeFactory, make_image
-from apps.makes.tests.helpers import IMAGE_KEYS, assert_error, assert_unauthorized, ids
+from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.makes.tests.helpers import IMAGE_KEYS
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import Image, ProcessingStatus, Upload
 from apps.uploads.tests.file_factories import ImageFactory, exists, put

@@ -7,7 +7,7 @@ from apps.core.moderation import moderation_hide, moderation_unhide
 from apps.makes import services
 from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory
-from apps.makes.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,8 @@ import pytest
 
 from apps.accounts.tests.factories import UserFactory
 from apps.makes.tests.factories import MakeFactory, make_image
-from apps.makes.tests.helpers import COPY_KEYS, assert_error, assert_unauthorized, ids
+from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.makes.tests.helpers import COPY_KEYS
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.accounts.tests.factories import UserFactory
-from apps.accounts.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 from apps.orders.models import Order
 from apps.orders.tests.factories import OrderFactory
 
@@ -52,9 +52,9 @@ def test_the_same_users_token_for_another_app_gets_404(token_client, buyer, othe
 
 def test_another_apps_read_only_token_gets_404(other_app, order):
     from apps.developers.services import application_issue_readonly_token
-    from apps.orders.tests.conftest import bearer
+    from apps.core.testing import bearer_client
 
-    assert_error(bearer(application_issue_readonly_token(application=other_app)).get(url(order)), 404)
+    assert_error(bearer_client(application_issue_readonly_token(application=other_app)).get(url(order)), 404)
 
 
 def test_another_users_token_for_the_same_app_gets_404(token_client, app, order):

@@ -4,7 +4,8 @@ from datetime import UTC, datetime
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.search.tests.helpers import SHORT_THING_KEYS, assert_error, assert_unauthorized, ids, indexed_thing
+from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.search.tests.helpers import SHORT_THING_KEYS, indexed_thing
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory, category
 

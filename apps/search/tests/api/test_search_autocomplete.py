@@ -1,7 +1,7 @@
 """GET /search/{term}/autocomplete: tag and published Thing names starting with the term."""
 import pytest
 
-from apps.search.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,8 @@
 """GET /search/{tag}/tag: published Things carrying the tag (normalised as spec §2)."""
 import pytest
 
-from apps.search.tests.helpers import SHORT_THING_KEYS, assert_error, assert_unauthorized, ids, indexed_thing
+from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.search.tests.helpers import SHORT_THING_KEYS, indexed_thing
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,8 @@
 """GET /users/{username}/search/{term} (spec §4.1): one user's Things."""
 import pytest
 
-from apps.search.tests.helpers import SHORT_THING_KEYS, assert_error, assert_unauthorized, ids, indexed_thing
+from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.search.tests.helpers import SHORT_THING_KEYS, indexed_thing
 
 pytestmark = pytest.mark.django_db
 

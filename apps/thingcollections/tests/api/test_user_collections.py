@@ -5,7 +5,8 @@ import pytest
 from django.utils import timezone
 
 from apps.things.tests.factories import ThingFactory
-from apps.things.tests.helpers import SHORT_THING_KEYS, assert_error, assert_unauthorized, ids
+from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.things.tests.helpers import SHORT_THING_KEYS
 from apps.thingcollections import services
 from apps.thingcollections.models import CollectionThing
 from apps.thingcollections.tests.factories import CollectionFactory

@@ -16,7 +16,7 @@ from apps.groups.tests.factories import GroupFactory
 from apps.search.services import thing_index_search
 from apps.things.models import Like, Remix, Thing
 from apps.things.tests.factories import ThingFactory, category
-from apps.things.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 from apps.thingcollections.tests.factories import CollectionFactory, CollectionThingFactory
 from apps.uploads.models import Download
 from apps.uploads.tests.file_factories import ImageFactory, live_file

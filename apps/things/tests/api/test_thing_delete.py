@@ -3,7 +3,7 @@ import pytest
 
 from apps.things.models import Like, Remix, Thing, ThingTag
 from apps.things.tests.factories import ThingFactory
-from apps.things.tests.helpers import assert_error, assert_unauthorized, ids
+from apps.core.testing import assert_error, assert_unauthorized, ids
 
 pytestmark = pytest.mark.django_db
 

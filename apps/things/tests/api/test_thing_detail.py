@@ -3,7 +3,8 @@ import pytest
 
 from apps.things.models import Like, Watch
 from apps.things.tests.factories import ThingFactory, category
-from apps.things.tests.helpers import ISO, THING_KEYS, assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
+from apps.things.tests.helpers import ISO, THING_KEYS
 
 pytestmark = pytest.mark.django_db
 

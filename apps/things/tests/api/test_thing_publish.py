@@ -3,7 +3,8 @@ import pytest
 
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
-from apps.things.tests.helpers import THING_KEYS, assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
+from apps.things.tests.helpers import THING_KEYS
 
 pytestmark = pytest.mark.django_db
 

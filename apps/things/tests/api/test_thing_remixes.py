@@ -3,7 +3,8 @@ import pytest
 
 from apps.things.models import Remix
 from apps.things.tests.factories import ThingFactory
-from apps.things.tests.helpers import SHORT_THING_KEYS, assert_error, assert_unauthorized, ids
+from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.things.tests.helpers import SHORT_THING_KEYS
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 import pytest
 
 from apps.things.tests.factories import ThingFactory
-from apps.things.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
-from apps.things.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 from apps.uploads import store
 from apps.uploads.models import Image, ThingFile, Upload
 from apps.uploads.processing import tasks as processing_tasks

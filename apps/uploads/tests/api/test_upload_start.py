@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from apps.accounts.tests.factories import UserFactory
 from apps.things.tests.factories import ThingFactory
-from apps.things.tests.helpers import assert_error, assert_unauthorized
+from apps.core.testing import assert_error, assert_unauthorized
 from apps.uploads.models import Upload
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,180 @@
+"""Helpers every app's tests share: the error body's checks, Bearer clients, and the access matrix.
+
+Like the rest of apps.core this imports no app: tokens are made through django-oauth-toolkit's model
+getters, users through the user model; the fixtures that build them (`client_for`, `user`, `access`)
+live in the root conftest.py.
+
+The access matrix (STYLE.md: Tests) of an endpoint is declared once, NetBox style, and checked for each
+kind of caller that must be refused:
+
+    MATRIX = [
+        Access("PATCH", "/things/{id}/", body={"name": ""}, stranger=403),  # 403 before any 400
+        Access("DELETE", "/things/{id}/", stranger=403),
+    ]
+
+    @pytest.mark.parametrize("endpoint, caller", access_cases(MATRIX))
+    def test_access_matrix(access, endpoint, caller, user):
+        access(endpoint, caller, ThingFactory(creator=user))
+
+`access` calls the endpoint on an object of the token's user (`user`) as the caller and asserts the
+declared status with DECISIONS.md's error body; a refused call must leave the object's row as it was.
+"""
+from __future__ import annotations
+
+import secrets
+import string
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+import pytest
+from django.db.models import Model
+from django.forms.models import model_to_dict
+from django.utils import timezone
+from oauth2_provider.models import get_access_token_model
+from rest_framework.test import APIClient
+
+# --- DECISIONS.md's error body --------------------------------------------------------------------------
+
+SHORT_REASONS = {401: "Unauthorized", 403: "Forbidden", 404: "Not Found"}
+
+
+def assert_error(response, status: int, error_type: str | None = None) -> dict:
+    """DECISIONS.md: every error is JSON {error, code, type} with the reason repeated in X-Error."""
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert body["code"] == status
+    assert response["X-Error"] == body["error"]
+    if status in SHORT_REASONS:
+        assert body["error"] == SHORT_REASONS[status]
+    if error_type is not None:
+        assert body["type"] == error_type
+    return body
+
+
+def assert_unauthorized(response) -> None:
+    assert_error(response, 401, "UNAUTHORIZED")
+    assert response.json() == {"error": "Unauthorized", "code": 401, "type": "UNAUTHORIZED"}
+    assert response["WWW-Authenticate"] == "Bearer"
+
+
+def ids(response) -> list[int]:
+    """The ids of a 200 list answer, in order."""
+    assert response.status_code == 200, response.content
+    return [item["id"] for item in response.json()]
+
+
+# --- clients ------------------------------------------------------------------------------------------
+
+
+def bearer_client(token) -> APIClient:
+    """An APIClient sending `token` as `Authorization: Bearer` (`client.token` is the token)."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
+    client.token = token
+    return client
+
+
+def token_client(user, app) -> APIClient:
+    """An APIClient with a real, fresh Bearer token of `user` issued to `app` (user None: the app's own
+    read-only token)."""
+    token = get_access_token_model().objects.create(
+        user=user,
+        application=app,
+        token=secrets.token_hex(16),  # DECISIONS.md: 32 lower-case hex characters
+        expires=timezone.now() + timedelta(days=1),
+        scope="read write",
+    )
+    return bearer_client(token)
+
+
+def csrf_token(client) -> str:
+    """The CSRF token of a Django test client's session (what a page embeds for its forms and scripts)."""
+    from django.middleware.csrf import _get_new_csrf_string, _mask_cipher_secret
+
+    secret = client.cookies.get("csrftoken")
+    if secret is None:
+        secret = _get_new_csrf_string()
+        client.cookies["csrftoken"] = secret
+    else:
+        secret = secret.value
+    return _mask_cipher_secret(secret)
+
+
+# --- the access matrix ----------------------------------------------------------------------------------
+
+ANONYMOUS = "anonymous"  # no token at all
+STRANGER = "stranger"  # another user's token, on the owner's object
+MISSING = "missing"  # the owner's token, on an id that names nothing
+OTHER_APP = "other_app"  # the owner's own token, issued to another application
+CALLERS = (ANONYMOUS, STRANGER, MISSING, OTHER_APP)
+MISSING_ID = 999999
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may not call an endpoint, and what they get (None: that caller is not part of its matrix).
+
+    `path` names the object's id `{id}`; other placeholders are filled from the `access` call's keyword
+    arguments. `missing` replaces `{id}` (or the `missing_param` placeholder) with an id that names nothing.
+    """
+
+    method: str
+    path: str
+    body: dict | str | None = None
+    anonymous: int | None = 401
+    stranger: int | None = 403
+    missing: int | None = 404
+    other_app: int | None = None
+    missing_param: str = "id"
+    error_type: dict = field(default_factory=dict)  # caller → the `type` the error body must name
+
+    def expected(self, caller: str) -> int | None:
+        return getattr(self, caller)
+
+    @property
+    def key(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+def access_cases(endpoints) -> list:
+    """`pytest.mark.parametrize("endpoint, caller", access_cases(MATRIX))`: one case per refused caller."""
+    return [
+        pytest.param(endpoint, caller, id=f"{endpoint.key} as {caller}")
+        for endpoint in endpoints
+        for caller in CALLERS
+        if endpoint.expected(caller) is not None
+    ]
+
+
+def _row(obj: Model) -> dict | None:
+    fresh = type(obj)._default_manager.filter(pk=obj.pk).first()
+    return None if fresh is None else model_to_dict(fresh)
+
+
+def access_check(endpoint: Access, caller: str, obj: Model | None, *, clients: dict, **path_values):
+    """Call `endpoint` as `caller` (clients: caller → APIClient, made lazily by the `access` fixture) and
+    assert the declared status with DECISIONS.md's body; a refused caller leaves `obj`'s row as it was."""
+    expected = endpoint.expected(caller)
+    assert expected is not None, f"{endpoint.key}: no expectation for {caller}"
+    values = dict(path_values)
+    if obj is not None:
+        values.setdefault("id", obj.pk)
+    if caller == MISSING:
+        values[endpoint.missing_param] = MISSING_ID
+    placeholders = {name for _, name, _, _ in string.Formatter().parse(endpoint.path) if name}
+    path = endpoint.path.format(**{name: values[name] for name in placeholders})
+    before = _row(obj) if obj is not None else None
+    call = getattr(clients[caller], endpoint.method.lower())
+    if endpoint.body is None:
+        response = call(path)
+    elif isinstance(endpoint.body, str):  # a form body, as some clients send
+        response = call(path, endpoint.body, content_type="application/x-www-form-urlencoded")
+    else:
+        response = call(path, endpoint.body, format="json")
+    if expected == 401:
+        assert_unauthorized(response)
+    else:
+        assert_error(response, expected, endpoint.error_type.get(caller))
+    if obj is not None:
+        assert _row(obj) == before, f"{endpoint.key} as {caller} changed the row"
+    return response
