@@ -9,10 +9,9 @@ database as it was.
 from dataclasses import dataclass, field
 
 import pytest
-from django.apps import apps as django_apps
 from drf_spectacular.generators import SchemaGenerator
 
-from apps.core.testing import token_client
+from apps.core.testing import db_state, token_client
 
 REFUSED = (403, 404)
 
@@ -105,23 +104,6 @@ OTHER_APP = [
     Op("DELETE", "/collections/{collection_id}/thing/{thing_id}"),
     Op("PATCH", "/orders/{order_id}/", body={"note": "x"}),
 ]
-
-# Models whose rows a refused request may legitimately touch: nothing but the caller's own activity stamp.
-VOLATILE_FIELDS = {("accounts.User", "last_active")}
-SKIPPED_APPS = {"sessions", "admin", "contenttypes", "auth"}
-
-
-def db_state() -> dict:
-    """Every row of every model (minus VOLATILE_FIELDS), to prove a refused request changed nothing."""
-    state = {}
-    for model in django_apps.get_models():
-        if model._meta.app_label in SKIPPED_APPS or model._meta.proxy or not model._meta.managed:
-            continue
-        label = model._meta.label
-        names = [f.attname for f in model._meta.concrete_fields if (label, f.name) not in VOLATILE_FIELDS]
-        state[label] = list(model._default_manager.order_by("pk").values_list(*names))
-    return state
-
 
 def _call(client, op: Op, world):
     kwargs = {"data": op.body, "format": "json"} if op.body is not None else {}

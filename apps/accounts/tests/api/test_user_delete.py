@@ -26,17 +26,3 @@ def test_an_unapproved_application_is_403(client_for, user, unapproved_applicati
     client = client_for(user, app=unapproved_application)
     assert_error(client.delete("/users/me/"), 403, "FORBIDDEN")
     assert User.objects.filter(pk=user.pk).exists()
-
-
-def test_anonymous_is_401(anon_client, user):
-    assert_unauthorized(anon_client.delete(f"/users/{user.username}/"))
-    assert User.objects.filter(pk=user.pk).exists()
-
-
-def test_another_user_is_403(api, other_user):
-    assert_error(api.delete(f"/users/{other_user.username}/"), 403)
-    assert User.objects.filter(pk=other_user.pk).exists()
-
-
-def test_an_unknown_user_is_404(api):
-    assert_error(api.delete("/users/nobody-here/"), 404)

@@ -89,10 +89,6 @@ def test_the_default_avatar_is_a_real_png():
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
-def test_anonymous_is_401(anon_client, user):
-    assert_unauthorized(anon_client.get(f"/users/{user.username}/"))
-
-
 def test_an_unknown_token_is_401(anon_client, user):
     anon_client.credentials(HTTP_AUTHORIZATION="Bearer " + "0" * 32)
     assert_unauthorized(anon_client.get("/users/me/"))
@@ -104,10 +100,6 @@ def test_the_token_may_come_in_the_query(api, user):
 
     response = APIClient().get(f"/users/me/?access_token={token}")
     assert response.json()["id"] == user.pk
-
-
-def test_an_unknown_user_is_404(api):
-    assert_error(api.get("/users/nobody-here/"), 404, "NOT_FOUND")
 
 
 def test_a_suspended_user_is_404(api):

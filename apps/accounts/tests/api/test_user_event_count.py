@@ -6,7 +6,7 @@ import pytest
 
 from apps.activity.models import Event
 from apps.activity.tests.factories import EventFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from apps.core.testing import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -65,18 +65,6 @@ def test_without_a_timestamp_it_counts_all_events(api, user):
 def test_a_malformed_timestamp_is_400(api, timestamp):
     body = assert_error(api.get("/users/me/event-count", {"timestamp": timestamp}), 400, "VALIDATION_FAILED")
     assert list(body["errors"]) == ["timestamp"]
-
-
-def test_anonymous_is_401(anon_client, user):
-    assert_unauthorized(anon_client.get(f"/users/{user.username}/event-count"))
-
-
-def test_another_user_is_403(api, other_user):
-    assert_error(api.get(f"/users/{other_user.username}/event-count"), 403)
-
-
-def test_an_unknown_user_is_404(api):
-    assert_error(api.get("/users/nobody-here/event-count"), 404)
 
 
 @pytest.mark.parametrize("events", [1, 30])

@@ -6,7 +6,7 @@ import pytest
 from django.core import mail
 
 from apps.accounts.models import User
-from apps.core.testing import assert_error, assert_unauthorized
+from apps.core.testing import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -49,14 +49,6 @@ def test_a_user_without_email_is_400(client_for):
     assert mail.outbox == []
 
 
-def test_anonymous_is_401(anon_client, user):
-    assert_unauthorized(anon_client.post(f"/users/{user.username}/verify-account"))
-
-
 def test_another_user_is_403(api, other_user):
     assert_error(api.post(f"/users/{other_user.username}/verify-account"), 403)
     assert mail.outbox == []
-
-
-def test_an_unknown_user_is_404(api):
-    assert_error(api.post("/users/nobody-here/verify-account"), 404)

@@ -46,11 +46,8 @@ def test_thing_comments_list_deleted_placeholders(api):
 
 
 @pytest.mark.parametrize("path", ["comments", "root-comments", "threaded-comments"])
-def test_thing_comment_reads_follow_the_thing_matrix(api, user, anon_client, path):
-    draft = ThingFactory(is_published=False)
-    assert_unauthorized(anon_client.get(f"/things/{draft.pk}/{path}"))
-    assert_error(api.get(f"/things/{draft.pk}/{path}"), 403)
-    assert_error(api.get(f"/things/999999/{path}"), 404)
+def test_thing_comment_reads_follow_the_thing_matrix(api, user, path):
+    # A draft's comments for anonymous (401), others (403), a missing Thing (404): test_access_matrix.py.
     assert_error(api.get(f"/things/{ThingFactory(is_hidden=True).pk}/{path}"), 404)
     assert api.get(f"/things/{ThingFactory(creator=user, is_published=False).pk}/{path}").status_code == 200
 
@@ -89,11 +86,8 @@ def test_post_thing_comments_with_a_parent_elsewhere_is_400(api):
     assert_error(api.post(f"/things/{thing.pk}/comments", payload, format="json"), 400)
 
 
-def test_post_thing_comments_matrix_and_bad_input(api, anon_client):
-    draft = ThingFactory(is_published=False)
-    assert_unauthorized(anon_client.post(f"/things/{draft.pk}/comments", {"body": "x"}, format="json"))
-    assert_error(api.post(f"/things/{draft.pk}/comments", {"body": "x"}, format="json"), 403)
-    assert_error(api.post("/things/999999/comments", {"body": "x"}, format="json"), 404)
+def test_post_thing_comments_matrix_and_bad_input(api):
+    # The matrix on a draft: test_access_matrix.py.
     thing = ThingFactory()
     blank = api.post(f"/things/{thing.pk}/comments", {"body": ""}, format="json")
     assert_error(blank, 400, "VALIDATION_FAILED")

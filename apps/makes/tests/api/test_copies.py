@@ -5,7 +5,7 @@ from apps.accounts.tests.factories import UserFactory
 from apps.makes import services
 from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory, make_image
-from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.core.testing import assert_error, ids
 from apps.makes.tests.helpers import COPY_KEYS, ISO, SHORT_THING_KEYS, USER_SUMMARY_KEYS
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
@@ -45,10 +45,6 @@ def test_latest_paginates(api):
     response = api.get("/copies/", {"per_page": 2, "page": 2})
     assert ids(response) == [makes[0].pk]
     assert 'rel="prev"' in response["Link"]
-
-
-def test_latest_is_401_without_a_token(anon_client):
-    assert_unauthorized(anon_client.get("/copies/"))
 
 
 @pytest.mark.parametrize("rows", [1, 30])
@@ -108,10 +104,6 @@ def test_a_copy_of_a_hidden_thing_is_404(api):
     assert_error(api.get(f"/copies/{make.pk}/"), 404)
 
 
-def test_get_is_401_without_a_token(anon_client, make):
-    assert_unauthorized(anon_client.get(f"/copies/{make.pk}/"))
-
-
 def test_get_query_count(api, make, django_assert_num_queries):
     api.get("/users/me/")
     with django_assert_num_queries(2):  # token; the copy with everything it shows
@@ -135,17 +127,6 @@ def test_patch_may_blank_the_description_and_an_empty_body_changes_nothing(api, 
     assert api.patch(f"/copies/{own.pk}/", data="", content_type="application/json").status_code == 200
     own.refresh_from_db()
     assert own.description == ""
-
-
-def test_patch_of_someone_elses_copy_is_403(api, make):
-    assert_error(api.patch(f"/copies/{make.pk}/", {"description": "mine"}, format="json"), 403, "FORBIDDEN")
-    make.refresh_from_db()
-    assert make.description != "mine"
-
-
-def test_patch_missing_is_404_and_anonymous_401(anon_client, api, make):
-    assert_error(api.patch("/copies/999999/", {"description": "x"}, format="json"), 404)
-    assert_unauthorized(anon_client.patch(f"/copies/{make.pk}/", {"description": "x"}, format="json"))
 
 
 @pytest.mark.parametrize("description", [42, None, ["a"], "x" * 10001])
@@ -177,16 +158,6 @@ def test_delete_removes_the_copy_its_images_and_lowers_make_count(
     assert not any(exists(s3, size["key"]) for size in image.sizes)
 
 
-def test_delete_of_someone_elses_copy_is_403(api, make):
-    assert_error(api.delete(f"/copies/{make.pk}/"), 403)
-    assert Make.objects.filter(pk=make.pk).exists()
-
-
 def test_the_things_creator_cannot_delete_someone_elses_copy_of_it(client_for, user, other_user):
     make = MakeFactory(thing=ThingFactory(creator=user), creator=other_user)
     assert_error(client_for(user).delete(f"/copies/{make.pk}/"), 403)
-
-
-def test_delete_missing_is_404_and_anonymous_401(anon_client, api, make):
-    assert_error(api.delete("/copies/999999/"), 404)
-    assert_unauthorized(anon_client.delete(f"/copies/{make.pk}/"))

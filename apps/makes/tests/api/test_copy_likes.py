@@ -7,7 +7,7 @@ from apps.core.moderation import moderation_hide, moderation_unhide
 from apps.makes import services
 from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from apps.core.testing import assert_error
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db
@@ -66,11 +66,6 @@ def test_missing_or_invisible_is_404(api, other_user, method):
     of_a_draft = MakeFactory(thing=ThingFactory(creator=other_user, is_published=False))
     for copy_id in (999999, hidden.pk, of_a_draft.pk):
         assert_error(getattr(api, method)(f"/copies/{copy_id}/likes"), 404)
-
-
-@pytest.mark.parametrize("method", ["post", "delete"])
-def test_anonymous_is_401(anon_client, make, method):
-    assert_unauthorized(getattr(anon_client, method)(f"/copies/{make.pk}/likes"))
 
 
 def test_post_query_count(api, make, django_assert_num_queries):

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import assert_error, assert_unauthorized, ids
+from apps.core.testing import assert_error, ids
 from apps.search.tests.helpers import SHORT_THING_KEYS, indexed_thing
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory, category
@@ -91,12 +91,6 @@ def test_without_a_term_and_without_things_it_is_404(api):
 def test_it_answers_without_a_trailing_slash_too(api):
     thing = indexed_thing(name="Bracket")
     assert ids(api.get("/search/bracket")) == [thing.pk]
-
-
-def test_anonymous_is_401(anon_client):
-    indexed_thing(name="Bracket")
-    assert_unauthorized(anon_client.get("/search/bracket/"))
-    assert_unauthorized(anon_client.get("/search/"))
 
 
 def test_a_control_character_in_the_term_is_harmless(api):

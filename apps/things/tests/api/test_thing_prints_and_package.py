@@ -2,7 +2,7 @@
 import pytest
 
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from apps.core.testing import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -18,11 +18,3 @@ def test_package_url_is_404_while_the_thing_has_no_files(api, other_user):
     thing = ThingFactory(creator=other_user)
     body = assert_error(api.get(f"/things/{thing.pk}/package-url"), 404, "NO_FILES")
     assert body["errors"] == ["This Thing has no files to package yet."]
-
-
-@pytest.mark.parametrize("which", ["prints", "package-url"])
-def test_the_visibility_matrix_applies(anon_client, api, other_user, which):
-    draft = ThingFactory(creator=other_user, is_published=False)
-    assert_error(api.get(f"/things/{draft.pk}/{which}"), 403)
-    assert_error(api.get(f"/things/999999/{which}"), 404, "NOT_FOUND")
-    assert_unauthorized(anon_client.get(f"/things/{draft.pk}/{which}"))

@@ -3,7 +3,7 @@ import pytest
 
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from apps.core.testing import assert_error
 from apps.things.tests.helpers import THING_KEYS
 
 pytestmark = pytest.mark.django_db
@@ -48,14 +48,3 @@ def test_a_thing_created_without_description_is_not_publishable_until_patched(ap
     assert_error(api.post(f"/things/{thing_id}/publish"), 400, "NOT_PUBLISHABLE")
     api.patch(f"/things/{thing_id}/", {"description": "Now described."}, format="json")
     assert api.post(f"/things/{thing_id}/publish").json()["is_published"] is True
-
-
-def test_another_users_thing_is_403_and_missing_is_404(api, other_user):
-    assert_error(api.post(f"/things/{ThingFactory(creator=other_user, is_published=False).pk}/publish"), 403)
-    assert_error(api.post(f"/things/{ThingFactory(creator=other_user).pk}/publish"), 403)
-    assert_error(api.post("/things/999999/publish"), 404)
-
-
-def test_anonymous_is_401(anon_client, user):
-    draft = ThingFactory(creator=user, is_published=False)
-    assert_unauthorized(anon_client.post(f"/things/{draft.pk}/publish"))

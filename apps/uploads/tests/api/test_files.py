@@ -103,16 +103,6 @@ def test_the_file_detail_is_the_things_file_only(api, other_user, s3):
     assert_error(api.get(f"/things/{thing.pk}/files/999999"), 404)
 
 
-@pytest.mark.parametrize("path", ["things/{thing}/files", "things/{thing}/files/{file}", "files/{file}/"])
-def test_the_visibility_matrix_applies(anon_client, api, other_user, path):
-    draft = ThingFactory(creator=other_user, is_published=False)
-    file = ThingFileFactory(thing=draft)
-    url = "/" + path.format(thing=draft.pk, file=file.pk)
-    assert_error(api.get(url), 403, "FORBIDDEN")
-    assert_unauthorized(anon_client.get(url))
-    assert_unauthorized(anon_client.get("/" + path.format(thing=ThingFactory().pk, file=file.pk)))
-
-
 def test_a_missing_thing_or_file_is_404(api):
     assert_error(api.get("/things/999999/files"), 404)
     assert_error(api.get("/files/999999/"), 404)

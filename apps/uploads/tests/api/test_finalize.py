@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from apps.core.testing import assert_error
 from apps.uploads import store
 from apps.uploads.models import Image, ThingFile, Upload
 from apps.uploads.processing import tasks as processing_tasks
@@ -163,19 +163,6 @@ def test_an_avatar_or_cover_replaces_the_users_and_deletes_the_previous_object(
     assert getattr(user, field) == new.key
     assert store.head(old.key) is None
     assert store.head(new.key) is not None
-
-
-def test_an_unknown_upload_is_404(api):
-    assert_error(api.post("/files/999999/finalize"), 404)
-
-
-def test_another_users_upload_is_403(client_for, other_user, arrived):
-    assert_error(finalize(client_for(other_user), arrived), 403)
-    assert Upload.objects.get(pk=arrived.pk).status == Upload.Status.PENDING
-
-
-def test_anonymous_is_401(anon_client, arrived):
-    assert_unauthorized(finalize(anon_client, arrived))
 
 
 def test_bytes_not_arrived_are_400_and_the_upload_stays_pending(api, user, thing, s3):

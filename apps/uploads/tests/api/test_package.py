@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 
-from apps.core.testing import assert_error, assert_unauthorized
+from apps.core.testing import assert_error
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import ProcessingStatus, ThingPackage
 from apps.uploads.tests.file_factories import ThingFileFactory, live_file
@@ -75,14 +75,6 @@ def test_no_live_files_is_404_no_files(api, user, other_user):
     thing.save(update_fields=["file_count"])
     body = assert_error(api.get(f"/things/{thing.pk}/package-url"), 404, "NO_FILES")
     assert body["errors"] == ["This Thing has no files ready to package yet."]
-
-
-def test_the_visibility_matrix_applies(anon_client, api, other_user, s3):
-    draft = ThingFactory(creator=other_user, is_published=False)
-    live_file(s3, draft)
-    assert_error(api.get(f"/things/{draft.pk}/package-url"), 403, "FORBIDDEN")
-    assert_unauthorized(anon_client.get(f"/things/{draft.pk}/package-url"))
-    assert_error(api.get("/things/999999/package-url"), 404, "NOT_FOUND")
 
 
 def test_a_ready_package_costs_four_queries(api, other_user, s3, django_capture_on_commit_callbacks,

@@ -8,9 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from apps.accounts.tests.factories import UserFactory
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from apps.core.testing import assert_error
 from apps.uploads.models import Upload
 
 pytestmark = pytest.mark.django_db
@@ -124,16 +123,6 @@ def test_a_name_over_255_characters_is_400(api, thing):
     )
 
 
-def test_another_users_thing_is_403_and_a_missing_one_404(api, other_user):
-    assert_error(api.post(f"/things/{ThingFactory(creator=other_user).pk}/files", {"filename": "a.stl"}), 403)
-    assert_error(api.post("/things/999999/files", {"filename": "a.stl"}), 404)
-    assert not Upload.objects.exists()
-
-
-def test_anonymous_is_401(anon_client, thing):
-    assert_unauthorized(anon_client.post(f"/things/{thing.pk}/files", {"filename": "a.stl"}))
-
-
 def test_start_schedules_the_verification_after_the_delay(
     api, thing, settings, django_capture_on_commit_callbacks, monkeypatch
 ):
@@ -179,13 +168,6 @@ def test_avatar_and_cover_take_images_only(api, path):
     assert "filename" in body["errors"]
     assert_error(api.post(f"/users/me/{path}", {"filename": "png"}, format="json"), 400)
     assert not Upload.objects.exists()
-
-
-@pytest.mark.parametrize("path", ["avatar-image", "cover-image"])
-def test_another_users_avatar_is_403_unknown_404_anonymous_401(api, anon_client, path):
-    assert_error(api.post(f"/users/{UserFactory().username}/{path}", {"filename": "a.png"}), 403)
-    assert_error(api.post(f"/users/nobody-here/{path}", {"filename": "a.png"}), 404)
-    assert_unauthorized(anon_client.post(f"/users/me/{path}", {"filename": "a.png"}))
 
 
 def test_avatar_start_query_count(api, django_assert_num_queries):
