@@ -16,7 +16,6 @@ urlpatterns = [
     path("", include("apps.search.urls")),
     path("", include("apps.uploads.urls")),
     path("", include("apps.orders.urls")),
-    path("", include("apps.webhooks.urls")),
     path("", include("apps.thingcollections.urls")),
     path("", include("apps.groups.urls")),
     path("", include("apps.makes.urls")),

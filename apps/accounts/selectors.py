@@ -92,7 +92,3 @@ def message_sent_count_since(*, user, since: datetime) -> int:
 def unread_message_count(*, user) -> int:
     """spec §4.1 unread-message-count: the caller's received messages not opened yet."""
     return Message.objects.filter(_messages_shown(), recipient=user, read_at__isnull=True).count()
-
-
-def user_is_following(*, follower, followed) -> bool:
-    return follower.following_links.filter(followed=followed).exists()

@@ -88,9 +88,3 @@ class ApplicationEditForm(ApplicationForm):
         for message in rules.webhook_url_blockers(url):
             self.add_error("webhook_url", message)
         return url
-
-
-class RejectForm(forms.Form):
-    """The moderators' reason, shown to the owner on the app's edit page."""
-
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), max_length=2000)

@@ -98,7 +98,3 @@ class CollectionThingsQuery(serializers.Serializer):
     sort = serializers.ChoiceField(choices=SORTS, required=False, default="date",
                                    help_text="`date` added to the collection, or `name`.")
     order = serializers.ChoiceField(choices=ORDERS, required=False, default="desc")
-
-
-class UserCollectionsQuery(serializers.Serializer):
-    all = serializers.BooleanField(required=False, default=False)

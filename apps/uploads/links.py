@@ -94,10 +94,6 @@ def file_default_image(file) -> dict | None:
 # --- images -----------------------------------------------------------------------------------------
 
 
-def image_api_url(thing_id: int, image_id: int) -> str:
-    return api_url(f"things/{thing_id}/images/{image_id}")
-
-
 def image_sizes(sizes, *, type: str | None = None, size: str | None = None) -> list[dict]:
     """The rendered variants as `[{type, size, url}]`, optionally only one type (and size)."""
     out = []

@@ -1,5 +1,5 @@
 """Webhook reads: an app's recent deliveries with their attempts, a delivery of an owner's app."""
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch
 
 from apps.core.exceptions import NotFound
 from apps.webhooks.models import Attempt, Delivery
@@ -22,8 +22,3 @@ def delivery_get_for_application(*, application, pk) -> Delivery:
         return Delivery.objects.select_related("application").get(pk=pk, application=application)
     except (Delivery.DoesNotExist, ValueError, TypeError):
         raise NotFound() from None
-
-
-def delivery_list_all() -> QuerySet:
-    """Every delivery, for the admin."""
-    return Delivery.objects.select_related("application")

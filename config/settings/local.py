@@ -13,13 +13,16 @@ ALLOW_PRIVATE_WEBHOOK_URLS = True
 SECURE_SSL_REDIRECT = False
 if not (CELERY_BROKER_URL.startswith("redis") or REDIS_URL):
     # A broker in plain files: the web process and `celery worker` share it without any server.
+    # Every folder of the transport under .run/: kombu's default puts its `control` (broadcast) folder
+    # in the working directory, i.e. the checkout.
     _broker = RUN_DIR / "broker"
-    for _sub in ("in", "processed"):
+    for _sub in ("in", "processed", "control"):
         (_broker / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker / "in"),
         "data_folder_out": str(_broker / "in"),
         "processed_folder": str(_broker / "processed"),
+        "control_folder": str(_broker / "control"),
         "store_processed": False,
     }
