@@ -23,7 +23,7 @@ from urllib.parse import quote
 import requests
 
 EXPECTED_MISSES = {"search": {404}}  # spec §7: a search that matches nothing is 404
-# A rate-limited user keeps its per-run budget well under the limit (DECISIONS: 300 per 5 minutes), so
+# A rate-limited user keeps its per-run budget well under the limit (docs/decisions.md: 300 per 5 minutes), so
 # only the probe meets a 429; two runs within five minutes still fit.
 USER_BUDGET = 140
 

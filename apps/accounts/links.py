@@ -12,7 +12,7 @@ DEFAULT_AVATAR = "accounts/default-avatar.png"
 
 
 def iso8601(value: datetime | None) -> str | None:
-    """DECISIONS.md: ISO 8601 with an offset and whole seconds, e.g. `2026-11-20T12:00:00+00:00`."""
+    """docs/decisions.md: ISO 8601 with an offset and whole seconds, e.g. `2026-11-20T12:00:00+00:00`."""
     if value is None:
         return None
     return value.astimezone(UTC).isoformat(timespec="seconds")

@@ -1,4 +1,4 @@
-"""User output shapes (spec §2 + DECISIONS.md: User) and the inputs of the users endpoints."""
+"""User output shapes (spec §2 + docs/decisions.md: User) and the inputs of the users endpoints."""
 
 import re
 from datetime import UTC, datetime
@@ -13,7 +13,7 @@ from apps.core.licenses import USER_LICENSE_CHOICES
 
 
 class UserSummarySerializer(serializers.Serializer):
-    """DECISIONS.md: the `creator`/`user` summary other resources embed. Other apps import this."""
+    """docs/decisions.md: the `creator`/`user` summary other resources embed. Other apps import this."""
 
     id = serializers.IntegerField(read_only=True)
     name = serializers.CharField(source="username", read_only=True)
@@ -79,7 +79,7 @@ class UserSerializer(UserSummarySerializer):
     def get_last_active(self, user):
         return links.iso8601(user.last_active)
 
-    # spec §2: things, copies and likes are the API URLs of those lists; DECISIONS.md adds *_url twins.
+    # spec §2: things, copies and likes are the API URLs of those lists; docs/decisions.md adds *_url twins.
     def get_things(self, user) -> str:
         return links.user_api_url(user, "things")
 

@@ -1,4 +1,4 @@
-"""Comment output (DECISIONS.md: Comment, plus `body_html`), the threaded result of spec §2, and the
+"""Comment output (docs/decisions.md: Comment, plus `body_html`), the threaded result of spec §2, and the
 inputs of spec §4.6 and the targets' comment endpoints."""
 from rest_framework import serializers
 
@@ -27,7 +27,7 @@ def target_api_url(target_type: str, target_id: int) -> str:
 
 
 class CommentSerializer(serializers.Serializer):
-    """DECISIONS.md Comment: `id, url, body, user, added, modified, parent_id, target_type, target_id,
+    """docs/decisions.md Comment: `id, url, body, user, added, modified, parent_id, target_type, target_id,
     target_url, is_deleted`, plus `body_html` (the Markdown body rendered and sanitised). A deleted
     placeholder has an empty body and `user: null`."""
 

@@ -18,7 +18,7 @@ MAX_ID = 2**63 - 1
 
 
 def ok() -> Response:
-    """DECISIONS.md: the 'ok' object."""
+    """docs/decisions.md: the 'ok' object."""
     return Response({"ok": True})
 
 
@@ -49,7 +49,7 @@ def paginated_response(
     request, queryset, serializer_class, *, view=None, context: dict | None = None,
     not_found_when_empty: bool = False,
 ) -> Response:
-    """A page of `queryset` as a JSON array, with the Link header (DECISIONS.md: Pagination).
+    """A page of `queryset` as a JSON array, with the Link header (docs/decisions.md: Pagination).
 
     `not_found_when_empty`: an empty result is 404 instead (spec §7: a search that matches nothing).
     """

@@ -1,4 +1,4 @@
-"""How the API authenticates (spec §5 step 4, DECISIONS.md: Requests): a Bearer token, never a cookie.
+"""How the API authenticates (spec §5 step 4, docs/decisions.md: Requests): a Bearer token, never a cookie.
 
 The token comes from `Authorization: Bearer <token>` or the `access_token` query parameter. Looking it up
 is the OAuth provider's business (apps.oauth.authentication subclasses BearerAuthentication); the shape of

@@ -3,7 +3,7 @@
 Everything Thingyard keeps in the cache is an optimisation or a gate that may safely open (list counts,
 CORS origin answers, the `last_active` write gate, "one mail a minute", "one package build at a time",
 a checkout nonce), so an outage of Redis must cost a few database queries, never a request
-(DECISIONS.md: Rate limit, "the API keeps serving"; docs/reliability.md). Each operation answers as
+(docs/decisions.md: Rate limit, "the API keeps serving"; docs/reliability.md). Each operation answers as
 if the key were absent and nobody else held it:
 
 - reads (`get`, `get_many`, `has_key`) miss;

@@ -1,4 +1,4 @@
-"""CORS for registered applications only (spec §1, DECISIONS.md: JSON-P and CORS).
+"""CORS for registered applications only (spec §1, docs/decisions.md: JSON-P and CORS).
 
 django-cors-headers asks `check_request_enabled` whether to echo the request's Origin. We answer yes when
 the Origin is the origin of some application's application URL or of one of its redirect URIs. The

@@ -1,4 +1,4 @@
-"""Domain exceptions. Services raise these; apps.core.handlers renders every one as DECISIONS.md's body.
+"""Domain exceptions. Services raise these; apps.core.handlers renders every one as docs/decisions.md's body.
 
 Never raise DRF exceptions from services: views and the exception handler translate.
 """
@@ -79,5 +79,5 @@ class ServiceUnavailable(DomainError):
         super().__init__(message, **kw)
 
 
-# DECISIONS.md: the short reasons clients compare, by status.
+# docs/decisions.md: the short reasons clients compare, by status.
 SHORT_REASONS = {401: "Unauthorized", 403: "Forbidden", 404: "Not Found"}

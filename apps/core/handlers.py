@@ -1,4 +1,4 @@
-"""One renderer for every API error (DECISIONS.md: Errors)."""
+"""One renderer for every API error (docs/decisions.md: Errors)."""
 import logging
 import math
 
@@ -34,7 +34,7 @@ BROKER_RETRY_AFTER_SECONDS = 30
 
 
 def service_unavailable_from(exc) -> ServiceUnavailable | None:
-    """The 503 a backing-service outage deserves (DECISIONS.md: never a 500 or an HTML page), else None.
+    """The 503 a backing-service outage deserves (docs/decisions.md: never a 500 or an HTML page), else None.
 
     Django raises OperationalError/InterfaceError when PostgreSQL is down, restarting or dropped the
     connection (and for lock/serialization failures, which are retryable too); kombu raises its
@@ -67,7 +67,7 @@ def error_body(status: int, message: str | None, error_type: str, errors=None) -
 
 
 def x_error_header(reason: str) -> str:
-    """The `X-Error` value (DECISIONS.md): the body's reason as printable ASCII on one line.
+    """The `X-Error` value (docs/decisions.md): the body's reason as printable ASCII on one line.
 
     A reason may quote client input; a newline would make Django refuse the header (a 500) and other
     bytes are not safe in every client's header parser, so both become `?`. The body keeps the original.
@@ -103,7 +103,7 @@ def _flatten_drf_detail(detail):
 
 
 def exception_handler(exc, context):
-    """DRF's EXCEPTION_HANDLER: every exception raised in an API view becomes DECISIONS.md's body."""
+    """DRF's EXCEPTION_HANDLER: every exception raised in an API view becomes docs/decisions.md's body."""
     set_rollback()  # as DRF's own handler does: an error answer never commits a half-done request
     if isinstance(exc, RateLimited):
         return error_response(429, exc.message, exc.error_type, headers={"Retry-After": str(exc.retry_after)})
@@ -121,7 +121,7 @@ def exception_handler(exc, context):
     if isinstance(exc, RequestDataTooBig):
         return error_response(413, "Request body too large", "PAYLOAD_TOO_LARGE")
     if isinstance(exc, SuspiciousOperation):
-        # DECISIONS.md: bad input is never a 500 (a too-many-fields form, a malformed multipart body …).
+        # docs/decisions.md: bad input is never a 500 (a too-many-fields form, a malformed multipart body …).
         return error_response(400, "Bad Request", "BAD_REQUEST")
     if isinstance(exc, drf.ValidationError):
         errors = _flatten_drf_detail(exc.detail)
@@ -135,7 +135,7 @@ def exception_handler(exc, context):
         return error_response(429, message, "RATE_LIMITED", headers={"Retry-After": str(wait)})
     if isinstance(exc, drf.APIException):
         return _api_exception_response(exc)
-    # DECISIONS.md: never an HTML page, in DEBUG too; the traceback goes to the log instead.
+    # docs/decisions.md: never an HTML page, in DEBUG too; the traceback goes to the log instead.
     request = context.get("request")
     log.error("Unhandled exception in API view %s", getattr(request, "path", "?"), exc_info=exc)
     return error_response(500, "Internal Server Error", "INTERNAL_ERROR")
@@ -145,7 +145,7 @@ def _api_exception_response(exc: drf.APIException) -> Response:
     status = exc.status_code
     if isinstance(exc, (drf.NotAuthenticated, drf.AuthenticationFailed)):
         # DRF downgrades these to 403 on views without an authenticate header; a missing or bad token is
-        # always 401 here (DECISIONS.md: Requests).
+        # always 401 here (docs/decisions.md: Requests).
         status = 401
     # Our own APIException subclasses (e.g. the parser's MalformedJSON) name their type.
     error_type = getattr(exc, "error_type", None) or _DRF_TYPES.get(status, "ERROR")

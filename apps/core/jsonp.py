@@ -1,10 +1,10 @@
-"""JSON-P (DECISIONS.md: JSON-P and CORS): any API GET takes `callback` and answers it as JavaScript.
+"""JSON-P (docs/decisions.md: JSON-P and CORS): any API GET takes `callback` and answers it as JavaScript.
 
 Applied by the base API view (apps.core.views.ApiView), never to the site's pages.
 """
 import re
 
-# DECISIONS.md: JSON-P: letters, digits, `_`, `$`, `.`, at most 64 characters.
+# docs/decisions.md: JSON-P: letters, digits, `_`, `$`, `.`, at most 64 characters.
 JSONP_CALLBACK = re.compile(r"[A-Za-z0-9_$.]{1,64}")
 INVALID_CALLBACK_MESSAGE = "Invalid callback: use 1 to 64 letters, digits, '_', '$' or '.'"
 

@@ -1,4 +1,4 @@
-"""Path conventions every request shares (DECISIONS.md: Requests). The API's own pipeline (token, rate
+"""Path conventions every request shares (docs/decisions.md: Requests). The API's own pipeline (token, rate
 limit, JSON-P) is the base view apps.core.views.ApiView."""
 from django.urls import is_valid_path
 
@@ -8,7 +8,7 @@ from apps.core.views import not_found
 class OptionalTrailingSlashMiddleware:
     """Serve every path with and without its trailing slash, by rewriting the path, never by redirecting.
 
-    DECISIONS.md (compat): clients call paths in both forms, and a redirect would turn their POST into a
+    docs/decisions.md (compat): clients call paths in both forms, and a redirect would turn their POST into a
     GET. A path that resolves in neither form is answered here with the JSON 404, so Django's HTML
     technical 404 (DEBUG) never shows.
     """

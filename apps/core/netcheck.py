@@ -1,4 +1,4 @@
-"""Outbound-URL safety: refuse URLs whose host resolves to a non-public address (DECISIONS: Webhooks).
+"""Outbound-URL safety: refuse URLs whose host resolves to a non-public address (docs/decisions.md: Webhooks).
 
 Kept free of Django models so the webhook delivery code can call it again right before sending
 (a name may resolve differently at delivery time than at registration: DNS rebinding).

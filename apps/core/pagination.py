@@ -1,4 +1,4 @@
-"""Pagination (spec §1, DECISIONS.md: Pagination): `page` and `per_page`, a JSON array, a Link header.
+"""Pagination (spec §1, docs/decisions.md: Pagination): `page` and `per_page`, a JSON array, a Link header.
 
 Out-of-range values are clamped rather than refused, so a client walking pages never falls off the end;
 values that are not numbers are a 400. Costs one COUNT and one SELECT whatever the page size.

@@ -1,4 +1,4 @@
-"""Request bodies as JSON whatever Content-Type says (DECISIONS.md: Requests, compat).
+"""Request bodies as JSON whatever Content-Type says (docs/decisions.md: Requests, compat).
 
 Existing clients send JSON labelled `application/x-www-form-urlencoded`, or with no content type at
 all, and some send real form or multipart bodies. Every body becomes a plain dict: serializers then
@@ -36,7 +36,7 @@ class LenientJSONParser(JSONParser):
         content_type = media_type or ""  # with its parameters: multipart needs the boundary
         media_type = content_type.split(";")[0].strip().lower()
         stripped = body.strip()
-        # An empty body and the literal null mean "no fields" (DECISIONS.md: Requests).
+        # An empty body and the literal null mean "no fields" (docs/decisions.md: Requests).
         if not stripped or stripped == b"null":
             return {}
         try:

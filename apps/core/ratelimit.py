@@ -1,4 +1,4 @@
-"""The API rate limit (spec §8, DECISIONS.md: Rate limit): a fixed window counted atomically in Redis.
+"""The API rate limit (spec §8, docs/decisions.md: Rate limit): a fixed window counted atomically in Redis.
 
 300 requests per 5-minute window per (application, user) pair. The counter key carries the window's
 start, so a window's count dies with its key and no reset job is needed. When Redis is unreachable the
@@ -40,7 +40,7 @@ class RateLimitState:
 
 
 def rate_limit_key(*, application_id, user_id) -> str:
-    # An application's read-only token has no user; it gets one bucket of its own (DECISIONS.md: OAuth).
+    # An application's read-only token has no user; it gets one bucket of its own (docs/decisions.md: OAuth).
     return f"ratelimit:{application_id or 'none'}:{user_id or 'app'}"
 
 
@@ -85,7 +85,7 @@ def _redis_client(url: str) -> redis.Redis:
 
 
 def _log_failure(exc: Exception) -> None:
-    # DECISIONS.md: fail open and say so, but at most once a minute, not once per request.
+    # docs/decisions.md: fail open and say so, but at most once a minute, not once per request.
     global _last_failure_logged
     now = time.monotonic()
     if now - _last_failure_logged >= _FAILURE_LOG_INTERVAL_SECONDS:

@@ -1,7 +1,7 @@
 """Secrets never reach a log line (RFC 9700 §4.3: credentials in URLs leak through logs).
 
 Clients may send the access token as a query parameter (spec §5 step 4), OAuth callbacks carry codes, and
-the token endpoint takes `client_secret` in the query string too (DECISIONS.md: OAuth). Access logs print
+the token endpoint takes `client_secret` in the query string too (docs/decisions.md: OAuth). Access logs print
 request lines and referrers as they are, so every log line goes through `redact()`:
 
 - `RedactingFilter`, on the handlers of Django's LOGGING (config/settings/base.py), for every logger;

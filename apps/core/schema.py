@@ -3,18 +3,18 @@
 ApiAutoSchema adds to every API operation what the shared conventions of apps/core produce, so a view
 only declares its own success body:
 
-- the DECISIONS.md error body (component `Error`) for 400, 401, 403, 404 (operations with path
+- the docs/decisions.md error body (component `Error`) for 400, 401, 403, 404 (operations with path
   parameters or a body, or views that list it), 413 (operations with a body), 429 and 503, each with
   its headers (`X-Error`; `WWW-Authenticate` on 401, `Retry-After` on 429 and 503); a view's own entry
   for a status wins;
-- the `X-RateLimit-*` headers on every success, and `Link` on lists (DECISIONS.md: Rate limit,
+- the `X-RateLimit-*` headers on every success, and `Link` on lists (docs/decisions.md: Rate limit,
   Pagination);
 - output fields a serializer names in `schema_optional_fields` are not required (shown to some viewers);
 - a PATCH body keeps its required fields when its input serializer sets `schema_complete_on_patch`
   (the view parses it whole; drf-spectacular would document every PATCH body as partial);
 - DELETE answering the 'ok' object is a 200 with that body (drf-spectacular would document a 204);
 - the token in the `Authorization: Bearer` header or the `access_token` query parameter (spec §5 step 4);
-- what the request parsing really accepts (DECISIONS.md: Requests): a body of `null` (or none) where no
+- what the request parsing really accepts (docs/decisions.md: Requests): a body of `null` (or none) where no
   field is required, an empty optional query parameter (= absent), and for boolean and integer inputs
   the other spellings the field takes (form bodies carry text; spec §4.11's `thing_save` sends `is_wip`
   as a number). Fields that refuse those spellings (the Strict* fields) are documented as they are:
@@ -34,7 +34,7 @@ from rest_framework.settings import api_settings
 from apps.core.authentication import BearerAuthentication
 from apps.core.parsers import LenientJSONParser
 
-# DECISIONS.md: Errors. `errors` is {field: [messages]} on validation failures, [reasons] on publish.
+# docs/decisions.md: Errors. `errors` is {field: [messages]} on validation failures, [reasons] on publish.
 _ERRORS_SCHEMA = {
     "oneOf": [
         {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
@@ -50,7 +50,7 @@ class _ErrorsField(serializers.JSONField):
 
 
 class ErrorSerializer(serializers.Serializer):
-    """DECISIONS.md's error body, for every error status of the API."""
+    """docs/decisions.md's error body, for every error status of the API."""
 
     error = serializers.CharField(
         help_text="Short reason: exactly `Unauthorized`, `Forbidden` or `Not Found` for 401/403/404; "
@@ -96,7 +96,7 @@ def _header(description: str, schema: dict, required: bool = False) -> dict:
 
 class ApiAutoSchema(AutoSchema):
     def map_parsers(self):
-        # The parser accepts any Content-Type only for compat (DECISIONS.md: Requests); the contract is
+        # The parser accepts any Content-Type only for compat (docs/decisions.md: Requests); the contract is
         # JSON (spec §1), so that is what the document promises and what generated clients send.
         return [
             "application/json" if media_type == LenientJSONParser.media_type else media_type
@@ -125,7 +125,7 @@ class ApiAutoSchema(AutoSchema):
             return self._get_complete_request(serializer, direction)
         schema, required = super()._get_request_for_media_type(serializer, direction)
         if schema is not None and not required and "$ref" in schema:
-            # DECISIONS.md: the literal `null` (and an empty body) mean "no fields".
+            # docs/decisions.md: the literal `null` (and an empty body) mean "no fields".
             schema = {"allOf": [schema], "nullable": True}
         return schema, required
 
@@ -208,7 +208,7 @@ class ApiAutoSchema(AutoSchema):
             headers.setdefault("Retry-After", _header("Seconds to wait before retrying.", _INT_HEADER, True))
         for name, (description, schema) in RATE_LIMIT_HEADERS.items():
             if status != 401:
-                # Present once the token was checked (DECISIONS.md), so not on every 4xx.
+                # Present once the token was checked (docs/decisions.md), so not on every 4xx.
                 headers.setdefault(name, _header(description, schema))
 
 

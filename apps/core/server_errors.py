@@ -1,4 +1,4 @@
-"""gunicorn's own error answers in DECISIONS.md's JSON body, never its HTML page (DECISIONS.md: Errors).
+"""gunicorn's own error answers in docs/decisions.md's JSON body, never its HTML page (docs/decisions.md: Errors).
 
 gunicorn answers some requests before Django sees them: a request line over `limit_request_line`, too
 many or too large headers, a malformed request. Its answer is an HTML page; API clients (and the OpenAPI

@@ -17,7 +17,7 @@ kind of caller that must be refused:
         access(endpoint, caller, ThingFactory(creator=user))
 
 `access` calls the endpoint on an object of the token's user (`user`) as the caller and asserts the
-declared status with DECISIONS.md's error body; a refused call must leave every row as it was.
+declared status with docs/decisions.md's error body; a refused call must leave every row as it was.
 """
 from __future__ import annotations
 
@@ -34,13 +34,13 @@ from django.utils import timezone
 from oauth2_provider.models import get_access_token_model
 from rest_framework.test import APIClient
 
-# --- DECISIONS.md's error body --------------------------------------------------------------------------
+# --- docs/decisions.md's error body --------------------------------------------------------------------------
 
 SHORT_REASONS = {401: "Unauthorized", 403: "Forbidden", 404: "Not Found"}
 
 
 def assert_error(response, status: int, error_type: str | None = None) -> dict:
-    """DECISIONS.md: every error is JSON {error, code, type} with the reason repeated in X-Error."""
+    """docs/decisions.md: every error is JSON {error, code, type} with the reason repeated in X-Error."""
     assert response.status_code == status, response.content
     body = response.json()
     assert body["code"] == status
@@ -81,7 +81,7 @@ def token_client(user, app) -> APIClient:
     token = get_access_token_model().objects.create(
         user=user,
         application=app,
-        token=secrets.token_hex(16),  # DECISIONS.md: 32 lower-case hex characters
+        token=secrets.token_hex(16),  # docs/decisions.md: 32 lower-case hex characters
         expires=timezone.now() + timedelta(days=1),
         scope="read write",
     )
@@ -183,7 +183,7 @@ def assert_unchanged(before: dict, what: str) -> None:
 
 def access_check(endpoint: Access, caller: str, obj: Model | None, *, clients: dict, **path_values):
     """Call `endpoint` as `caller` (clients: caller → APIClient, made lazily by the `access` fixture) and
-    assert the declared status with DECISIONS.md's body; a refused call changes no row of the database."""
+    assert the declared status with docs/decisions.md's body; a refused call changes no row of the database."""
     expected = endpoint.expected(caller)
     assert expected is not None, f"{endpoint.key}: no expectation for {caller}"
     values = dict(path_values)

@@ -1,6 +1,6 @@
 """The base of every API view (the one request pipeline) and Django's error handlers.
 
-Every answer is DECISIONS.md's JSON body, never HTML: inside DRF through apps.core.handlers, outside it
+Every answer is docs/decisions.md's JSON body, never HTML: inside DRF through apps.core.handlers, outside it
 (unknown paths, crashes in middleware or site pages) through the handlers at the end of this module.
 """
 import json
@@ -20,7 +20,7 @@ class ApiView(APIView):
 
     0. JSON-P: a GET with a bad `callback` is refused before anything runs (no token lookup either).
     1. Authentication (REST_FRAMEWORK's authentication class, apps.oauth): no token, or an unusable one.
-    2. The rate limit (spec §8, DECISIONS.md: Rate limit): every authenticated request counts once, per
+    2. The rate limit (spec §8, docs/decisions.md: Rate limit): every authenticated request counts once, per
        (application, user); over the limit is a 429, whatever the permissions would have said.
     3. Permissions (IsTokenUser by default): 401 anonymous, 403 for an app's read-only token.
     4. The handler. Then every answer after authentication, errors included, carries the rate-limit
@@ -51,7 +51,7 @@ class ApiView(APIView):
         token = request.auth
         if token is None:
             return  # anonymous: 401 from the permissions, or public documentation
-        # An application's read-only token has no user: it gets a bucket of its own (DECISIONS.md: OAuth).
+        # An application's read-only token has no user: it gets a bucket of its own (docs/decisions.md: OAuth).
         key = rate_limit_key(application_id=token.application_id, user_id=token.user_id)
         self.rate_limit = rate_limit_hit(key)
         if not self.rate_limit.allowed:
@@ -79,7 +79,7 @@ class SwaggerUiView(ApiView, SpectacularSwaggerView):
 
 
 def json_error(status: int, message: str, error_type: str, headers: dict | None = None) -> HttpResponse:
-    """DECISIONS.md's error body outside DRF (middleware, Django's error handlers)."""
+    """docs/decisions.md's error body outside DRF (middleware, Django's error handlers)."""
     body = error_body(status, message, error_type)
     response = HttpResponse(json.dumps(body), status=status, content_type="application/json", headers=headers)
     response["X-Error"] = x_error_header(body["error"])

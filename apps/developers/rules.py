@@ -13,7 +13,7 @@ URL_SCHEMES = ("http", "https")
 APP_TYPES_REQUIRING_APPLICATION_URL = frozenset({Application.AppType.WEB, Application.AppType.THING})
 # Public clients cannot keep a secret, so they must use PKCE; only installed apps may be public.
 APP_TYPES_ALLOWING_PUBLIC_CLIENT = frozenset({Application.AppType.MOBILE, Application.AppType.DESKTOP})
-# DECISIONS (OAuth): the app's own read-only token may only GET the app's orders.
+# docs/decisions.md (OAuth): the app's own read-only token may only GET the app's orders.
 READONLY_TOKEN_SCOPE = "orders:read"
 
 
@@ -69,7 +69,7 @@ def application_registration_blockers(
 
 
 def webhook_url_blockers(url: str) -> list[str]:
-    """Why `url` cannot receive webhooks (DECISIONS: non-public addresses refused unless a setting allows)."""
+    """Why `url` cannot receive webhooks (docs/decisions.md: non-public addresses refused unless a setting allows)."""
     if not url:
         return []
     return netcheck.url_blockers(url, allow_private=settings.ALLOW_PRIVATE_WEBHOOK_URLS)

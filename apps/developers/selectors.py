@@ -36,7 +36,7 @@ def application_user_count(*, application) -> int:
 
 
 def application_readonly_token_get(*, application):
-    """The app's current read-only token (DECISIONS: a token of the app itself, no user), or None."""
+    """The app's current read-only token (docs/decisions.md: a token of the app itself, no user), or None."""
     return (
         AccessToken.objects.filter(application=application, user__isnull=True, scope=READONLY_TOKEN_SCOPE)
         .order_by("-created", "-pk")

@@ -1,4 +1,4 @@
-"""Writes of the developer portal and the moderators' review (spec §3, §5, §6; DECISIONS: OAuth, Webhooks)."""
+"""Writes of the developer portal and the moderators' review (spec §3, §5, §6; docs/decisions.md: OAuth, Webhooks)."""
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -116,7 +116,7 @@ def application_update(
         _full_clean(locked)
         update_fields = [*changes, "updated"]
         if "webhook_url" in changes and locked.webhook_url and locked.webhook_disabled_at is not None:
-            # DECISIONS (Webhooks): an endpoint disabled by a 410 is re-enabled by saving its URL again.
+            # docs/decisions.md (Webhooks): an endpoint disabled by a 410 is re-enabled by saving its URL again.
             locked.webhook_disabled_at = None
             locked.webhook_disabled_reason = ""
             update_fields += ["webhook_disabled_at", "webhook_disabled_reason"]
@@ -142,7 +142,7 @@ def application_rotate_secret(*, application) -> str:
 
 
 def application_rotate_webhook_secret(*, application) -> str:
-    """Replace the `whsec_…` webhook signing secret (DECISIONS: Webhooks); returns it."""
+    """Replace the `whsec_…` webhook signing secret (docs/decisions.md: Webhooks); returns it."""
     secret = new_webhook_secret()
     with transaction.atomic():
         locked = _locked(application)

@@ -1,4 +1,4 @@
-"""Group and group topic output (DECISIONS.md: Group, Group topic) and the inputs of spec §4.8."""
+"""Group and group topic output (docs/decisions.md: Group, Group topic) and the inputs of spec §4.8."""
 from django.core.files.storage import default_storage
 from django.core.validators import RegexValidator
 from rest_framework import serializers
@@ -13,7 +13,7 @@ from apps.groups.models import (
 from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
 from apps.core.fields import StrictCharField
 
-# ASCII message: it is repeated in the X-Error header (DECISIONS.md: Errors).
+# ASCII message: it is repeated in the X-Error header (docs/decisions.md: Errors).
 SLUG_VALIDATOR = RegexValidator(r"^[-a-zA-Z0-9_]+\Z", "Use only letters, digits, hyphens and underscores.")
 
 
@@ -27,7 +27,7 @@ class CountUrlSerializer(serializers.Serializer):
 
 
 class GroupSerializer(serializers.Serializer):
-    """DECISIONS.md: `id, name, slug, description, url, public_url, image, creator, is_member, members,
+    """docs/decisions.md: `id, name, slug, description, url, public_url, image, creator, is_member, members,
     things, group_topics`. Reads selectors.group_queryset's annotations."""
 
     id = serializers.IntegerField(read_only=True)
@@ -67,7 +67,7 @@ class GroupSerializer(serializers.Serializer):
 
 
 class GroupTopicSerializer(serializers.Serializer):
-    """DECISIONS.md: `id, name, body, user, group_url, url, added, modified, pinned, comments`."""
+    """docs/decisions.md: `id, name, body, user, group_url, url, added, modified, pinned, comments`."""
 
     id = serializers.IntegerField(read_only=True)
     name = serializers.CharField(read_only=True)

@@ -1,4 +1,4 @@
-"""Copy (make) output (DECISIONS.md: Copy) and the inputs of spec §4.4."""
+"""Copy (make) output (docs/decisions.md: Copy) and the inputs of spec §4.4."""
 from rest_framework import serializers
 
 from apps.accounts.links import iso8601
@@ -20,7 +20,7 @@ def _thing(make, context) -> dict:
 
 
 class MakeSerializer(serializers.Serializer):
-    """DECISIONS.md Copy: `id, url, public_url, added, like_count, description, is_liked, creator,
+    """docs/decisions.md Copy: `id, url, public_url, added, like_count, description, is_liked, creator,
     thing, thumbnail, images_url`, plus `modified` and `comment_count`. `url` is the API URL,
     `public_url` the site page. Reads selectors.make_queryset's annotations."""
 

@@ -59,7 +59,7 @@ class ThingPrintsView(ApiView):
         parameters=[THING_PARAM],
         responses=MakeSerializer(many=True),
         summary="List a Thing's prints",
-        description="A Thing's prints are its makes (copies, in the DECISIONS.md Copy shape), newest first. "
+        description="A Thing's prints are its makes (copies, in the docs/decisions.md Copy shape), newest first. "
         "Unpublished and unauthenticated: 401. Unpublished and not owned: 403. Invalid, deleted or hidden by "
         "a moderator: 404.",
     )

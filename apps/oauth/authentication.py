@@ -31,7 +31,7 @@ class BearerTokenAuthentication(BearerAuthentication):
             # DRF's own exception, so DRF marks the request unauthenticated and sends WWW-Authenticate.
             raise AuthenticationFailed("Unauthorized")
         if token.user_id is None:
-            # An app's read-only token has no user (DECISIONS.md: OAuth); views opt in with IsAppToken.
+            # An app's read-only token has no user (docs/decisions.md: OAuth); views opt in with IsAppToken.
             return (None, token)
         _note_activity(token.user)
         return (token.user, token)

@@ -1,4 +1,4 @@
-"""OAuthLib glue: read OAuth parameters wherever wire-compatible clients put them (DECISIONS.md: OAuth)."""
+"""OAuthLib glue: read OAuth parameters wherever wire-compatible clients put them (docs/decisions.md: OAuth)."""
 import json
 from urllib.parse import parse_qsl, urlencode as stdlib_urlencode
 
@@ -30,7 +30,7 @@ def body_params(request) -> dict[str, str]:
     except (ValueError, UnicodeDecodeError):
         data = ...
     if data is None:
-        return {}  # DECISIONS.md: the literal `null` means "no fields"
+        return {}  # docs/decisions.md: the literal `null` means "no fields"
     if isinstance(data, dict):
         return {key: text for key, value in data.items() if (text := _scalar(value)) is not None}
     # compat: form bodies arrive labelled as anything (or nothing), so parse them ourselves.
@@ -50,7 +50,7 @@ def request_params(request) -> dict[str, str]:
 
 
 class AnyBodyOAuthLibCore(OAuthLibCore):
-    """DECISIONS.md (compat): token-endpoint parameters from the query string, a form, multipart or JSON."""
+    """docs/decisions.md (compat): token-endpoint parameters from the query string, a form, multipart or JSON."""
 
     def _extract_params(self, request, *, defaults: dict | None = None):
         if request.method in ("GET", "HEAD"):
@@ -61,7 +61,7 @@ class AnyBodyOAuthLibCore(OAuthLibCore):
         return request.path, request.method, urlencode(list(params.items())), self.extract_headers(request)
 
     def create_token_response(self, request):
-        # DECISIONS.md: grant_type defaults to authorization_code (spec §5 step 3A never sends it).
+        # docs/decisions.md: grant_type defaults to authorization_code (spec §5 step 3A never sends it).
         uri, http_method, body, headers = self._extract_params(
             request, defaults={"grant_type": "authorization_code"}
         )

@@ -37,7 +37,7 @@ class Application(AbstractApplication):
     )
     webhook_url = models.URLField(max_length=500, blank=True)
     webhook_secret = models.CharField(max_length=80, default=new_webhook_secret)
-    # DECISIONS.md: a 410 from the endpoint disables it until the developer saves a URL again.
+    # docs/decisions.md: a 410 from the endpoint disables it until the developer saves a URL again.
     webhook_disabled_at = models.DateTimeField(null=True, blank=True)
     webhook_disabled_reason = models.CharField(max_length=200, blank=True)
 

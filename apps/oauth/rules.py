@@ -5,7 +5,7 @@ from django.conf import settings
 GRANT_AUTHORIZATION_CODE = "authorization-code"
 GRANT_IMPLICIT = "implicit"
 
-# spec §5: `response_type=token` is for client-side apps; DECISIONS.md: Web and Thing apps only.
+# spec §5: `response_type=token` is for client-side apps; docs/decisions.md: Web and Thing apps only.
 IMPLICIT_APP_TYPES = frozenset({"web", "thing"})
 # RFC 9700 §2.1.2: a token delivered in a URL fragment can leak (history, referrers, extensions), so the
 # implicit grant's tokens live an hour and come without a refresh token; code-flow tokens live 30 days.

@@ -2,5 +2,5 @@ import secrets
 
 
 def generate_token(request=None) -> str:
-    """DECISIONS.md (compat): access tokens are 32 lower-case hex characters."""
+    """docs/decisions.md (compat): access tokens are 32 lower-case hex characters."""
     return secrets.token_hex(16)

@@ -1,6 +1,6 @@
 """The OAuth provider's paths (spec §5) under {auth_url}, plus login/logout and the user's app list.
 
-Each path answers with and without a trailing slash (DECISIONS.md: Requests), without a redirect.
+Each path answers with and without a trailing slash (docs/decisions.md: Requests), without a redirect.
 """
 from django.contrib.auth import views as auth_views
 from django.urls import re_path

@@ -33,7 +33,7 @@ class ThingyardOAuth2Validator(OAuth2Validator):
         return False
 
     def is_pkce_required(self, client_id, request):
-        # DECISIONS.md: PKCE is never required of confidential clients; public ones cannot keep a secret.
+        # docs/decisions.md: PKCE is never required of confidential clients; public ones cannot keep a secret.
         client = self._load_application(client_id, request)
         return client is not None and client.client_type == AbstractApplication.CLIENT_PUBLIC
 

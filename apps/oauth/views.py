@@ -31,7 +31,7 @@ _TOKEN_FIELDS_FIRST = ("access_token", "token_type")
 
 
 def _wants_json(request) -> bool:
-    """DECISIONS.md: reply JSON when `Accept` asks for application/json (as GitHub does)."""
+    """docs/decisions.md: reply JSON when `Accept` asks for application/json (as GitHub does)."""
     for part in request.headers.get("Accept", "").split(","):
         media, *params = [p.strip() for p in part.split(";")]
         if media.lower() != "application/json":
@@ -56,7 +56,7 @@ def _ordered_token_params(data: dict) -> list[tuple[str, str]]:
 
 
 def oauth_response(request, data: dict, *, status: int, headers: dict | None = None) -> HttpResponse:
-    """A token-endpoint reply: form-encoded by default, JSON when asked (DECISIONS.md: OAuth)."""
+    """A token-endpoint reply: form-encoded by default, JSON when asked (docs/decisions.md: OAuth)."""
     if _wants_json(request):
         ordered = dict(_ordered_token_params(data))
         if "expires_in" in data:
@@ -206,7 +206,7 @@ class AuthorizeView(AuthorizationView):
 
 
 class AccessTokenView(TokenView):
-    """POST {auth}/login/oauth/access_token (spec §5 step 3A; DECISIONS.md: OAuth)."""
+    """POST {auth}/login/oauth/access_token (spec §5 step 3A; docs/decisions.md: OAuth)."""
 
     @method_decorator(sensitive_post_parameters("client_secret", "code", "refresh_token", "code_verifier"))
     def post(self, request, *args, **kwargs):

@@ -1,4 +1,4 @@
-"""Orders (spec §2 Order, §4.9; DECISIONS.md: Orders): a buyer's purchase of a Thing through an app."""
+"""Orders (spec §2 Order, §4.9; docs/decisions.md: Orders): a buyer's purchase of a Thing through an app."""
 from decimal import Decimal
 
 from django.conf import settings

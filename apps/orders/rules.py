@@ -1,6 +1,6 @@
 """Pure rules of orders: the status machine as data, who may make which move, and the "why not" reasons.
 
-DECISIONS.md (Orders) names the statuses and the moves the owning app may make through PATCH; the other
+docs/decisions.md (Orders) names the statuses and the moves the owning app may make through PATCH; the other
 moves belong to the checkout (payment), the buyer (refund request) and staff (refusing a refund).
 """
 import re
@@ -18,14 +18,14 @@ TRANSITIONS: dict[tuple[str, str], str] = {
     (S.PENDING, S.CANCELLED): "payment",  # the backend declined the charge
     (S.PAID, S.SHIPPED): "app",
     (S.PAID, S.CANCELLED): "app",  # the seller calls it off: the payment is refunded
-    (S.REFUND_REQUESTED, S.REFUNDED): "app",  # DECISIONS: grant a requested refund
+    (S.REFUND_REQUESTED, S.REFUNDED): "app",  # docs/decisions.md: grant a requested refund
     (S.PAID, S.REFUND_REQUESTED): "buyer",
     (S.SHIPPED, S.REFUND_REQUESTED): "buyer",
     # Refusing a refund puts the order back where it was (an extension; not reachable through PATCH).
     (S.REFUND_REQUESTED, S.PAID): "staff",
     (S.REFUND_REQUESTED, S.SHIPPED): "staff",
 }
-# DECISIONS.md: the statuses a PATCH may ask for; anything else is 400.
+# docs/decisions.md: the statuses a PATCH may ask for; anything else is 400.
 APP_TARGETS = (S.SHIPPED, S.CANCELLED, S.REFUNDED)
 # Moves that send the money back through the payment backend.
 REFUNDING = frozenset({(S.PAID, S.CANCELLED), (S.REFUND_REQUESTED, S.REFUNDED)})
@@ -105,7 +105,7 @@ def order_token_sees_all_of_app(token) -> bool:
 
 def order_token_can_update(token) -> bool:
     """PATCH: only the owning app acting as the seller: a token of its owner. Never the read-only token
-    (DECISIONS: it can only GET) and never the buyer's token (a buyer must not grant their own refund:
+    (docs/decisions.md: it can only GET) and never the buyer's token (a buyer must not grant their own refund:
     Thing apps hold their users' tokens in the browser)."""
     return token.user_id is not None and token.user_id == token.application.user_id
 

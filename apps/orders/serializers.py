@@ -1,4 +1,4 @@
-"""Order output (spec §2, via wire.order_wire_dict) and the PATCH input (DECISIONS.md: Orders)."""
+"""Order output (spec §2, via wire.order_wire_dict) and the PATCH input (docs/decisions.md: Orders)."""
 from rest_framework import serializers
 
 from apps.core.fields import StrictBooleanField, StrictCharField

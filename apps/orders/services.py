@@ -119,7 +119,7 @@ def _order_payment_fail(order: Order) -> None:
 
 
 def order_update(*, order: Order, data: dict, actor: str = "app") -> Order:
-    """PATCH by the owning app (DECISIONS: Orders): `is_shipped`, `note` and a `status` move of
+    """PATCH by the owning app (docs/decisions.md: Orders): `is_shipped`, `note` and a `status` move of
     rules.APP_TARGETS; moving into the current status is a no-op. Money goes back through the payment
     backend for a granted refund or a cancelled paid order.
     Side effects: the move's webhook event (order_refunded), in the transaction that makes it.

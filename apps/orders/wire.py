@@ -2,7 +2,7 @@
 from datetime import timezone as dt_timezone
 from decimal import Decimal
 
-# spec §2: 'YYYY-MM-DD hh:mm:ss' (UTC, as File `date`: DECISIONS.md Timestamps).
+# spec §2: 'YYYY-MM-DD hh:mm:ss' (UTC, as File `date`: docs/decisions.md Timestamps).
 DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 

@@ -1,4 +1,4 @@
-"""Collection output (DECISIONS.md: Collection) and the inputs of the collections endpoints."""
+"""Collection output (docs/decisions.md: Collection) and the inputs of the collections endpoints."""
 from functools import cache
 
 from django.templatetags.static import static
@@ -25,7 +25,7 @@ def collection_api_url(collection_id: int) -> str:
 
 
 class CollectionSerializer(serializers.Serializer):
-    """DECISIONS.md: `id, name, description, url, thumbnail, count, is_editable, added, modified,
+    """docs/decisions.md: `id, name, description, url, thumbnail, count, is_editable, added, modified,
     creator`. Reads selectors.collection_queryset's annotations and collection_attach_thumbnails;
     context: `request` and `application` (the calling app; None for the site)."""
 

@@ -30,7 +30,7 @@ def thing_thumbnail_url(thing) -> str:
 
 
 def thing_default_image(thing) -> dict | None:
-    """DECISIONS.md `default_image`: the featured live image, else the first by rank; or None."""
+    """docs/decisions.md `default_image`: the featured live image, else the first by rank; or None."""
     images = thing_images()
     return images.default_image(thing) if images is not None else None
 

@@ -41,7 +41,7 @@ class Thing(Moderated):
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="things")
     name = models.CharField(max_length=255)
     description = models.TextField(blank=True, max_length=50000)
-    # DECISIONS.md: the field the spec prints as "the service".
+    # docs/decisions.md: the field the spec prints as "the service".
     instructions = models.TextField(blank=True, max_length=50000)
     license = models.CharField(max_length=16, choices=THING_LICENSE_CHOICES, default="cc-sa")
     category = models.ForeignKey(Category, null=True, blank=True, on_delete=models.SET_NULL, related_name="things")

@@ -54,7 +54,7 @@ def thing_queryset(*, viewer) -> QuerySet:
     )
 
 
-# What ThingShortSerializer shows (DECISIONS.md: the shorter Thing of lists), and nothing more: lists
+# What ThingShortSerializer shows (docs/decisions.md: the shorter Thing of lists), and nothing more: lists
 # skip the per-viewer annotations and the long text columns of the detail view.
 SHORT_THING_FIELDS = (
     "id", "name", "is_published", "is_wip", "like_count", "added", "creator",

@@ -1,4 +1,4 @@
-"""Thing output shapes (spec §2 + DECISIONS.md: Thing) and the inputs of the Things endpoints."""
+"""Thing output shapes (spec §2 + docs/decisions.md: Thing) and the inputs of the Things endpoints."""
 from urllib.parse import quote
 
 from django.templatetags.static import static
@@ -14,7 +14,7 @@ from apps.core.api import MAX_ID
 
 
 class ThingShortSerializer(serializers.Serializer):
-    """DECISIONS.md: the shorter Thing of list endpoints."""
+    """docs/decisions.md: the shorter Thing of list endpoints."""
 
     id = serializers.IntegerField(read_only=True)
     name = serializers.CharField(read_only=True)
@@ -121,7 +121,7 @@ class ThingSerializer(ThingShortSerializer):
 
 
 class TagSerializer(serializers.Serializer):
-    """DECISIONS.md Tag: `{name, tag, url, count, things_url}`. Expects a Tag annotated with
+    """docs/decisions.md Tag: `{name, tag, url, count, things_url}`. Expects a Tag annotated with
     `thing_count` (published Things carrying it). `name` is already normalised (spec §2), so `tag`,
     the form a client puts in a path, is the same string."""
 
@@ -139,7 +139,7 @@ class TagSerializer(serializers.Serializer):
 
 
 class CategorySerializer(serializers.Serializer):
-    """DECISIONS.md Category: `{name, slug, url, count, things_url, thumbnail}`. Expects a Category
+    """docs/decisions.md Category: `{name, slug, url, count, things_url, thumbnail}`. Expects a Category
     annotated with `thing_count` (published Things in it and its sub-categories)."""
 
     name = serializers.CharField(read_only=True)
@@ -183,7 +183,7 @@ class _ThingWriteInput(serializers.Serializer):
         help_text="The category's full name, matched ignoring case; empty or null for none.",
     )
     description = _text_field()
-    instructions = _text_field(help_text='The field the spec prints as "the service" (DECISIONS.md).')
+    instructions = _text_field(help_text='The field the spec prints as "the service" (docs/decisions.md).')
     is_wip = serializers.BooleanField(required=False)
     tags = serializers.ListField(
         child=StrictCharField(allow_blank=True, trim_whitespace=False, max_length=rules.TAG_MAX_LENGTH * 2),

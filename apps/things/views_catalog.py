@@ -1,6 +1,6 @@
 """Categories, tags (spec §4.7) and the discovery lists beyond the spec: parse → selector → serialise.
 
-Every list is paginated (DECISIONS.md: Pagination) and costs a constant number of queries: the token,
+Every list is paginated (docs/decisions.md: Pagination) and costs a constant number of queries: the token,
 the category or tag when the path names one, then one COUNT and one SELECT.
 """
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -25,7 +25,7 @@ TAG_PARAM = OpenApiParameter(
 
 
 class CategoryTreeSerializer(CategorySerializer):
-    """DECISIONS.md's Category plus `parent`: the parent's slug, null for a top-level category, so a
+    """docs/decisions.md's Category plus `parent`: the parent's slug, null for a top-level category, so a
     client can rebuild the tree from the one list."""
 
     parent = serializers.SerializerMethodField()

@@ -1,4 +1,4 @@
-"""URLs and shapes of files and images as the API shows them (DECISIONS.md: File, Image).
+"""URLs and shapes of files and images as the API shows them (docs/decisions.md: File, Image).
 
 Store objects are never public: every URL of one is a short-lived presigned GET made by store.py.
 Signing is local computation (an HMAC), so building these for a page of 100 rows costs no round trip.
@@ -58,7 +58,7 @@ def file_thumbnail_url(file) -> str:
 
 
 def file_date(value: datetime) -> str:
-    """DECISIONS.md (compat): File `date` is exactly `YYYY-MM-DD hh:mm:ss` in UTC."""
+    """docs/decisions.md (compat): File `date` is exactly `YYYY-MM-DD hh:mm:ss` in UTC."""
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
@@ -162,7 +162,7 @@ def thing_thumbnail_url_from_annotations(thing) -> str | None:
 
 
 def thing_default_image_from_annotations(thing) -> dict | None:
-    """A Thing's `default_image` (DECISIONS.md) from the same annotations, or None."""
+    """A Thing's `default_image` (docs/decisions.md) from the same annotations, or None."""
     return image_from_row(getattr(thing, "default_image_row", None))
 
 

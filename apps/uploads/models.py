@@ -72,7 +72,7 @@ class ThingFile(models.Model):
 
 
 class Image(models.Model):
-    """An image of a Thing or of a copy (make). `sizes` lists the rendered variants (DECISIONS.md)."""
+    """An image of a Thing or of a copy (make). `sizes` lists the rendered variants (docs/decisions.md)."""
 
     thing = models.ForeignKey("things.Thing", null=True, blank=True, on_delete=models.CASCADE, related_name="images")
     # The column stays `copy_id` (this was a plain id before the makes app existed); a make's images go

@@ -44,7 +44,7 @@ IMAGE_ONLY_KINDS = frozenset(
     }
 )
 
-# Error types of a finalize that cannot succeed (DECISIONS.md: Errors; spec §7 "Finalize fails").
+# Error types of a finalize that cannot succeed (docs/decisions.md: Errors; spec §7 "Finalize fails").
 UPLOAD_MISSING = "UPLOAD_MISSING"
 UPLOAD_EMPTY = "UPLOAD_EMPTY"
 UPLOAD_TOO_LARGE = "UPLOAD_TOO_LARGE"

@@ -192,7 +192,7 @@ def content_disposition(filename: str) -> str:
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
-# --- Browser POST form (spec §2 Upload descriptor, DECISIONS.md Uploads) --------------------------
+# --- Browser POST form (spec §2 Upload descriptor, docs/decisions.md Uploads) --------------------------
 
 
 def _iso_z(moment: datetime) -> str:
@@ -231,7 +231,7 @@ def post_form(
 ) -> dict:
     """{action, fields}: a signed browser POST form for exactly one object key.
 
-    Field order is part of the contract (DECISIONS.md: Uploads): clients replay `fields` in order and
+    Field order is part of the contract (docs/decisions.md: Uploads): clients replay `fields` in order and
     put the file last. The policy pins every field, so none can be changed by the client.
     """
     now = now or datetime.now(UTC)

@@ -1,7 +1,7 @@
 """The webhook HTTP client: one POST, resolved once, connected to the address that was checked.
 
 DNS rebinding: a host name can resolve to a public address when checked and to 127.0.0.1 a moment
-later. So the name is resolved exactly once, every address is checked (DECISIONS: non-public addresses
+later. So the name is resolved exactly once, every address is checked (docs/decisions.md: non-public addresses
 refused unless ALLOW_PRIVATE_WEBHOOK_URLS), and the connection pool is created for that IP literal;
 the name only travels in the Host header and, for https, as SNI and the name the certificate must
 match. Redirects are never followed (the Location could point anywhere, including inside).

@@ -1,4 +1,4 @@
-"""Webhook deliveries (spec §6, DECISIONS.md: Webhooks): an outbox row per event, sent by Celery.
+"""Webhook deliveries (spec §6, docs/decisions.md: Webhooks): an outbox row per event, sent by Celery.
 
 A delivery row is written in the same transaction as the change that caused the event, so an event is
 never lost; a task sends it, retries with backoff for about three days, and a sweep re-queues rows whose

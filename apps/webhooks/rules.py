@@ -1,6 +1,6 @@
 """Pure rules of webhook delivery: the retry schedule, what an answer means, who may redeliver.
 
-DECISIONS (Webhooks): success is any 2xx within 10 s; otherwise retry with exponential backoff and
+docs/decisions.md (Webhooks): success is any 2xx within 10 s; otherwise retry with exponential backoff and
 jitter for about 3 days, then give up; a 410 disables the endpoint.
 """
 import random

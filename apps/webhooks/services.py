@@ -1,6 +1,6 @@
 """Webhook writes: the outbox row, claiming and sending it, retries, the sweep, redelivery (spec §6).
 
-Life of a delivery (DECISIONS: Webhooks):
+Life of a delivery (docs/decisions.md: Webhooks):
   pending ──claim (conditional UPDATE)──▶ sending ──2xx──▶ succeeded
                                              ├──410──▶ cancelled (endpoint disabled, its pending cancelled)
                                              ├──other failure──▶ pending, due after the retry schedule

@@ -1,4 +1,4 @@
-"""Standard Webhooks signing (https://www.standardwebhooks.com/, DECISIONS: Webhooks).
+"""Standard Webhooks signing (https://www.standardwebhooks.com/, docs/decisions.md: Webhooks).
 
 The signed content is `{webhook-id}.{webhook-timestamp}.{body}`; the key is the base64-decoded part of
 the `whsec_…` secret after the prefix; the signature header is a space-separated list of `v1,<base64>`.

@@ -32,7 +32,7 @@ S3_REGION = env.str("S3_REGION", default="us-east-1")
 S3_ACCESS_KEY_ID = env.str("S3_ACCESS_KEY_ID", default="thingyard")
 S3_SECRET_ACCESS_KEY = env.str("S3_SECRET_ACCESS_KEY", default="thingyard-secret")
 S3_SIGNATURE_MODE = env.str("S3_SIGNATURE_MODE", default="v2")  # v2 (compat) or v4
-# spec §8 / DECISIONS.md: the policy bounds an upload to 1..262144000 bytes and expires after an hour.
+# spec §8 / docs/decisions.md: the policy bounds an upload to 1..262144000 bytes and expires after an hour.
 UPLOAD_MAX_BYTES = env.int("UPLOAD_MAX_BYTES", default=262_144_000)
 UPLOAD_POLICY_SECONDS = env.int("UPLOAD_POLICY_SECONDS", default=3600)
 # spec §3: without a finalize call the service checks the upload itself after this delay.
@@ -101,7 +101,7 @@ MIDDLEWARE = [
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "accounts.User"
-APPEND_SLASH = False  # DECISIONS: both forms answer, never a redirect (OptionalTrailingSlashMiddleware)
+APPEND_SLASH = False  # docs/decisions.md: both forms answer, never a redirect (OptionalTrailingSlashMiddleware)
 
 TEMPLATES = [
     {

@@ -61,7 +61,7 @@ def _routes(document: dict, excluded) -> list[tuple[str, re.Pattern, str]]:
         parts = re.split(r"(\{[^}]+\})", template.rstrip("/"))
         # A path parameter is one non-empty segment (its value arrives percent-encoded, so it holds no
         # raw `/`): `/search//library` is the term-less library, not `/search/{term}/library`. Every
-        # path answers with and without its trailing slash (DECISIONS.md: Requests).
+        # path answers with and without its trailing slash (docs/decisions.md: Requests).
         pattern = re.compile(
             "".join("[^/]+" if part.startswith("{") else re.escape(part) for part in parts) + "/?"
         )

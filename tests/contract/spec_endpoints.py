@@ -1,13 +1,14 @@
-"""The endpoints of spec §4.1–4.9 as (method, path, optional path parameters), read from the spec's tables.
+"""The endpoints of spec §4.1–4.9 (docs/api.md §4) as (method, path, optional path parameters).
 
-SPEC_ENDPOINTS is a checked-in copy, so the contract tests run where the spec is not beside the
-repository (../shared/spec/api-spec.md); test_spec_coverage.py checks the copy against the spec whenever
-the spec is there.
+SPEC_ENDPOINTS is a checked-in copy of the original spec's endpoint tables, so the contract tests run in
+this repository alone; test_spec_coverage.py compares it with the original spec when a checkout has it
+beside the repository. Regenerate it from a copy of the spec with
+`python -m tests.contract.spec_endpoints path/to/api-spec.md`.
 """
 import re
+import sys
 from pathlib import Path
 
-SPEC_PATH = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "api-spec.md"
 _ROW = re.compile(r"^\|\s*(GET|POST|PATCH|DELETE)\s*\|\s*(/[^|\s]*)\s*\|([^|]*)\|")
 
 
@@ -155,5 +156,5 @@ SPEC_ENDPOINTS = [
 
 
 if __name__ == "__main__":
-    for row in spec_endpoints_parse(SPEC_PATH.read_text()):
+    for row in spec_endpoints_parse(Path(sys.argv[1]).read_text()):
         print(f"    {row!r},")

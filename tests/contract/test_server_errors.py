@@ -1,4 +1,4 @@
-"""What the HTTP server answers itself is the API's JSON error too (DECISIONS.md: never an HTML page);
+"""What the HTTP server answers itself is the API's JSON error too (docs/decisions.md: never an HTML page);
 found by `make fuzz`, which sent a 5,000-character query string to a live gunicorn."""
 import json
 import urllib.request

@@ -2,7 +2,7 @@
 
 The web process is gunicorn with production's persistent connections (CONN_MAX_AGE 60 with health
 checks); it is not restarted. Django raises OperationalError/InterfaceError while the server is gone,
-the token lookup included (it runs before any view); apps/core answers those with DECISIONS.md's body,
+the token lookup included (it runs before any view); apps/core answers those with docs/decisions.md's body,
 type SERVICE_UNAVAILABLE, `Retry-After: 5`, never a 500 or an HTML page. /healthz says 503 too.
 """
 import threading

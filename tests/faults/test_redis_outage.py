@@ -1,7 +1,7 @@
 """Redis stopped under a running web process: the API keeps serving, and Redis's jobs resume after.
 
 Redis holds three things for Thingyard: the rate-limit counters, the cache and the Celery broker.
-While it is down the limiter fails open (DECISIONS.md), the cache behaves as an empty one
+While it is down the limiter fails open (docs/decisions.md), the cache behaves as an empty one
 (apps/core/cache.py) and work that could not be queued stays recorded in its row for a sweep
 (apps/core/enqueue.py). The X-RateLimit headers keep their place while nothing is counted: Limit, a
 Remaining equal to the limit and the current window's Reset (docs/decisions.md).

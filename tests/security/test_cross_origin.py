@@ -1,5 +1,5 @@
 """The browser boundary: CORS answers only registered application origins, never with credentials, never on
-the OAuth and site pages; JSON-P is never authenticated by a session cookie (spec §1, DECISIONS.md)."""
+the OAuth and site pages; JSON-P is never authenticated by a session cookie (spec §1, docs/decisions.md)."""
 import pytest
 from django.test import Client
 from rest_framework.test import APIClient

@@ -6,7 +6,7 @@ from apps.oauth.tests.factories import AccessTokenFactory
 
 @pytest.fixture
 def app_client(application):
-    """An APIClient with the application's own read-only token (no user; DECISIONS.md: OAuth)."""
+    """An APIClient with the application's own read-only token (no user; docs/decisions.md: OAuth)."""
     token = AccessTokenFactory(user=None, application=application)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")

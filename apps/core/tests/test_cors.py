@@ -1,4 +1,4 @@
-"""CORS echoes only a registered application's origin (DECISIONS.md: JSON-P and CORS)."""
+"""CORS echoes only a registered application's origin (docs/decisions.md: JSON-P and CORS)."""
 import pytest
 
 from apps.core.cors import origin_of

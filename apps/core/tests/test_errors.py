@@ -1,4 +1,4 @@
-"""Every API error is DECISIONS.md's JSON body with X-Error; 401s say WWW-Authenticate: Bearer."""
+"""Every API error is docs/decisions.md's JSON body with X-Error; 401s say WWW-Authenticate: Bearer."""
 import logging
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""JSON-P on GET with a safe `callback` (DECISIONS.md: JSON-P and CORS)."""
+"""JSON-P on GET with a safe `callback` (docs/decisions.md: JSON-P and CORS)."""
 import json
 
 import pytest

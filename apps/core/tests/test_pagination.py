@@ -1,4 +1,4 @@
-"""page / per_page, clamping, the Link header and a constant query count (DECISIONS.md: Pagination)."""
+"""page / per_page, clamping, the Link header and a constant query count (docs/decisions.md: Pagination)."""
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit
 

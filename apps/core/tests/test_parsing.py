@@ -1,4 +1,4 @@
-"""Request bodies are JSON whatever Content-Type says (DECISIONS.md: Requests)."""
+"""Request bodies are JSON whatever Content-Type says (docs/decisions.md: Requests)."""
 import json
 
 import pytest

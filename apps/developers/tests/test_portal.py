@@ -1,4 +1,4 @@
-"""The developer portal pages: /developers/apps/… (spec §5 registration, §6 webhook URL, DECISIONS: OAuth)."""
+"""The developer portal pages: /developers/apps/… (spec §5 registration, §6 webhook URL, docs/decisions.md: OAuth)."""
 import re
 
 import pytest

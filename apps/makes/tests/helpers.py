@@ -2,7 +2,7 @@
 from apps.things.tests.helpers import ISO, SHORT_THING_KEYS  # noqa: F401
 
 USER_SUMMARY_KEYS = {"id", "name", "first_name", "last_name", "url", "public_url", "thumbnail"}
-# DECISIONS.md Copy, plus `modified` and `comment_count`.
+# docs/decisions.md Copy, plus `modified` and `comment_count`.
 COPY_KEYS = {
     "id", "url", "public_url", "added", "modified", "like_count", "comment_count", "description", "is_liked",
     "creator", "thing", "thumbnail", "images_url",

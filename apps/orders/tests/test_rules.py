@@ -24,7 +24,7 @@ def test_the_app_may_make_the_decided_moves(current, target):
         (S.PENDING, S.SHIPPED),
         (S.PENDING, S.CANCELLED),  # only the checkout cancels an order whose charge is in flight
         (S.SHIPPED, S.CANCELLED),
-        (S.PAID, S.REFUNDED),  # DECISIONS: refunded grants a *requested* refund
+        (S.PAID, S.REFUNDED),  # docs/decisions.md: refunded grants a *requested* refund
         (S.SHIPPED, S.REFUNDED),
         (S.REFUNDED, S.SHIPPED),
         (S.CANCELLED, S.SHIPPED),

@@ -32,7 +32,7 @@ def thing_image_annotations() -> dict:
 
 
 def default_image_order() -> list:
-    """The featured image first, then by rank, then the oldest (DECISIONS.md: `default_image`)."""
+    """The featured image first, then by rank, then the oldest (docs/decisions.md: `default_image`)."""
     return ["-featured", "rank", "added", "id"]
 
 

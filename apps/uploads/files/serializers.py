@@ -1,4 +1,4 @@
-"""Output shapes of files and images (DECISIONS.md: File, Image) and the inputs of their endpoints."""
+"""Output shapes of files and images (docs/decisions.md: File, Image) and the inputs of their endpoints."""
 from rest_framework import serializers
 
 from apps.core.fields import StrictBooleanField, StrictIntegerField
@@ -14,7 +14,7 @@ class ImageSizeSerializer(serializers.Serializer):
 
 
 class ImageSerializer(serializers.Serializer):
-    """DECISIONS.md Image, plus `status` (processing|live|failed). `url` is the original (signed).
+    """docs/decisions.md Image, plus `status` (processing|live|failed). `url` is the original (signed).
     Context `type`/`size` narrow `sizes` to those variants (GET .../images?type=…&size=…)."""
 
     id = serializers.IntegerField()
@@ -42,7 +42,7 @@ class ImageSerializer(serializers.Serializer):
 
 
 class FileSerializer(serializers.Serializer):
-    """DECISIONS.md File, plus `status` and `processing_error` (why processing failed, else "")."""
+    """docs/decisions.md File, plus `status` and `processing_error` (why processing failed, else "")."""
 
     id = serializers.IntegerField()
     name = serializers.CharField()

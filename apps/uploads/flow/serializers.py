@@ -58,7 +58,7 @@ class ImageUploadStartInput(serializers.Serializer):
     )
 
 
-# DECISIONS.md: Uploads (the S3 signature-v2 form; S3_SIGNATURE_MODE=v4 sends x-amz-* fields instead).
+# docs/decisions.md: Uploads (the S3 signature-v2 form; S3_SIGNATURE_MODE=v4 sends x-amz-* fields instead).
 DESCRIPTOR_FIELDS = (
     "AWSAccessKeyId",
     "bucket",

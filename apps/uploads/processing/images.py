@@ -1,4 +1,4 @@
-"""Image sizes (DECISIONS.md, Image `sizes`): validate an uploaded image and render its variants.
+"""Image sizes (docs/decisions.md, Image `sizes`): validate an uploaded image and render its variants.
 
 | type    | large      | medium    | small     | tiny    | how                                   |
 |---------|------------|-----------|-----------|---------|---------------------------------------|

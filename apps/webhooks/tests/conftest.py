@@ -98,7 +98,7 @@ def receiver():
 
 @pytest.fixture
 def allow_private(settings):
-    # The receiver listens on loopback, a private address (DECISIONS: allowed only by this setting).
+    # The receiver listens on loopback, a private address (docs/decisions.md: allowed only by this setting).
     settings.ALLOW_PRIVATE_WEBHOOK_URLS = True
     return settings
 

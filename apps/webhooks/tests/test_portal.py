@@ -1,4 +1,4 @@
-"""The webhook part of the developer portal (/developers/apps/<id>/) and the admin (DECISIONS: Webhooks)."""
+"""The webhook part of the developer portal (/developers/apps/<id>/) and the admin (docs/decisions.md: Webhooks)."""
 import pytest
 from django.test import Client
 from django.urls import reverse

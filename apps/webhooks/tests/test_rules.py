@@ -1,4 +1,4 @@
-"""Retry schedule and outcomes (DECISIONS: Webhooks: ~3 days of exponential backoff with jitter)."""
+"""Retry schedule and outcomes (docs/decisions.md: Webhooks: ~3 days of exponential backoff with jitter)."""
 from datetime import timedelta
 
 import pytest

@@ -1,4 +1,4 @@
-"""Standard Webhooks signing and verification (DECISIONS: Webhooks)."""
+"""Standard Webhooks signing and verification (docs/decisions.md: Webhooks)."""
 import base64
 import hashlib
 import hmac

@@ -1,4 +1,4 @@
-"""GET /users/{username}/ (spec §4.1, §2 User, DECISIONS.md: User)."""
+"""GET /users/{username}/ (spec §4.1, §2 User, docs/decisions.md: User)."""
 
 import re
 

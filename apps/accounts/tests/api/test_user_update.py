@@ -39,7 +39,7 @@ def test_fields_can_be_cleared(api, user):
 
 
 def test_json_labelled_as_a_form_is_read_as_json(api, user):
-    # DECISIONS.md (compat): clients send JSON with a form content type.
+    # docs/decisions.md (compat): clients send JSON with a form content type.
     response = api.patch(
         "/users/me/", json.dumps({"last_name": "Lovelace"}), content_type="application/x-www-form-urlencoded"
     )

@@ -1,6 +1,6 @@
 """The access matrix of the comments endpoints (spec §4.6, the comment rows of §4.2), declared once per
 endpoint (apps.core.testing.Access): anonymous 401, another user 403 where only the author (or the owner
-of what it is on) may act, a missing id 404. A refused call answers DECISIONS.md's error body and
+of what it is on) may act, a missing id 404. A refused call answers docs/decisions.md's error body and
 changes no row."""
 import pytest
 

@@ -1,6 +1,6 @@
 """The access matrix of the groups endpoints (spec §4.8), declared once per endpoint
 (apps.core.testing.Access): anonymous 401, another user 403 where only the owner (or a member, or the
-topic's author) may act, a missing id 404. A refused call answers DECISIONS.md's error body and changes
+topic's author) may act, a missing id 404. A refused call answers docs/decisions.md's error body and changes
 no row."""
 import pytest
 

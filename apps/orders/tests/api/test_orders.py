@@ -1,4 +1,4 @@
-"""GET /orders/, GET and PATCH /orders/{id}/ (spec §4.9, §5, §7; DECISIONS.md: Orders)."""
+"""GET /orders/, GET and PATCH /orders/{id}/ (spec §4.9, §5, §7; docs/decisions.md: Orders)."""
 import re
 
 import pytest

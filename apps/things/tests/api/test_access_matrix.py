@@ -2,7 +2,7 @@
 
 Each case calls the endpoint on a Thing of `user` (the `api` client's user) as a caller that must be
 refused (apps.core.testing.Access): anonymous 401, another user 403, a missing id 404. A refused call
-answers DECISIONS.md's error body and changes no row.
+answers docs/decisions.md's error body and changes no row.
 """
 import pytest
 

@@ -1,4 +1,4 @@
-"""GET /categories/, /categories/{slug}/, /categories/{slug}/things (spec §4.7, DECISIONS.md: Category)."""
+"""GET /categories/, /categories/{slug}/, /categories/{slug}/things (spec §4.7, docs/decisions.md: Category)."""
 import pytest
 
 from apps.core.testing import assert_error, assert_unauthorized

@@ -1,4 +1,4 @@
-"""GET /tags/, /tags/{tag}/, /tags/{tag}/things (spec §4.7, §2 tag normalisation, DECISIONS.md: Tag)."""
+"""GET /tags/, /tags/{tag}/, /tags/{tag}/things (spec §4.7, §2 tag normalisation, docs/decisions.md: Tag)."""
 import pytest
 
 from apps.core.testing import assert_error, assert_unauthorized

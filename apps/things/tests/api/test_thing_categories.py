@@ -1,4 +1,4 @@
-"""GET /things/{id}/categories (spec §4.2; DECISIONS.md Category shape): the category, then its parent."""
+"""GET /things/{id}/categories (spec §4.2; docs/decisions.md Category shape): the category, then its parent."""
 import pytest
 
 from apps.things.tests.factories import ThingFactory, category

@@ -1,4 +1,4 @@
-"""GET /things/{id}/tags (spec §4.2; DECISIONS.md Tag: {name, tag, url, count, things_url})."""
+"""GET /things/{id}/tags (spec §4.2; docs/decisions.md Tag: {name, tag, url, count, things_url})."""
 import pytest
 
 from apps.things.tests.factories import ThingFactory

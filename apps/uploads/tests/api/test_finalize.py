@@ -1,5 +1,5 @@
 """POST /files/{id}/finalize (spec §4.3, §4.10 step 5): the caller's pending upload becomes a file or
-an image once its bytes are in the store; idempotent (DECISIONS.md: Uploads)."""
+an image once its bytes are in the store; idempotent (docs/decisions.md: Uploads)."""
 
 import json
 from datetime import timedelta

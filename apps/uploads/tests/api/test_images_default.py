@@ -1,4 +1,4 @@
-"""A Thing's `default_image` and `thumbnail` (DECISIONS.md: Thing) on the detail and the short Thing of lists."""
+"""A Thing's `default_image` and `thumbnail` (docs/decisions.md: Thing) on the detail and the short Thing of lists."""
 from urllib.parse import urlsplit
 
 import pytest
