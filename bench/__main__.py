@@ -109,8 +109,8 @@ def main() -> int:
         print("== webhook delivery: a real Celery worker on Redis, a loopback receiver")
         webhooks = webhooks_run()
 
-    targets = {}
-    settings = {}
+    targets: dict = {}
+    settings: dict = {}
     if not args.skip_http:
         from bench.targets import http_run
 

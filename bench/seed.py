@@ -11,6 +11,7 @@ import json
 import logging
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
@@ -202,7 +203,7 @@ def _category_ids() -> list[int]:
     return leaves or list(Category.objects.values_list("id", flat=True))
 
 
-def _copy_columns(model, values: dict):
+def _copy_columns(model, values):
     """Column list and a row builder for COPY into `model`'s table.
 
     Columns the generator does not set get the field's default, so a field added by a later migration
@@ -211,7 +212,7 @@ def _copy_columns(model, values: dict):
     from django.db import connection
 
     fields = [f for f in model._meta.concrete_fields]
-    fixed = []
+    fixed: list = []
     for f in fields:
         if f.attname in values:
             fixed.append(None)
@@ -368,6 +369,7 @@ def _search_vectors(cursor, things: int) -> str:
     apps.search.services.thing_index_search is the source of truth for the expression. While it is a
     placeholder (it leaves the vector NULL) the same weighted expression runs here as set-based SQL.
     """
+    thing_index_search: Callable[..., None] | None
     try:
         from apps.search.services import thing_index_search
     except ImportError:

@@ -71,6 +71,7 @@ class GunicornServer:
 
     def _wait_ready(self, *, timeout: float) -> None:
         deadline = time.monotonic() + timeout
+        assert self.process is not None, "start() first"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"gunicorn exited with {self.process.returncode}; see {self.log_path}")

@@ -13,7 +13,7 @@ DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
 # The test settings look static files up on every request; production serves them from a manifest.
 WHITENOISE_AUTOREFRESH = False
-STATIC_ROOT = None  # nothing collected: no static files are served during the benchmark
+STATIC_ROOT = None  # type: ignore[assignment]  # nothing collected: no static files are served during the benchmark
 # The API's absolute URLs have production's length, so response sizes are realistic.
 API_BASE_URL = AUTH_BASE_URL = SITE_URL = "https://api.thingyard.example"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]

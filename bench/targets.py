@@ -149,7 +149,8 @@ def _server_versions() -> dict:
         cursor.execute("SHOW server_version")
         postgres = "PostgreSQL " + cursor.fetchone()[0].split()[0]
     try:
-        redis_version = redis.Redis.from_url(settings.REDIS_URL).info("server")["redis_version"]
+        info: dict = redis.Redis.from_url(settings.REDIS_URL).info("server")  # type: ignore[assignment]
+        redis_version = info["redis_version"]
     except redis.RedisError:
         redis_version = "?"
     return {"postgres": postgres, "redis": redis_version}

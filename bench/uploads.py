@@ -190,8 +190,8 @@ def uploads_run() -> list[Measured]:
     try:
         s3.create_bucket(Bucket=settings.S3_BUCKET)
         user, thing = _bench_target()
-        with tempfile.TemporaryDirectory(prefix="thingyard-bench-uploads-") as work:
-            work = Path(work)
+        with tempfile.TemporaryDirectory(prefix="thingyard-bench-uploads-") as tmp:
+            work = Path(tmp)
             cases = [
                 ("stl", "binary STL, 1,000,000 triangles", "thing_file", "torus.stl",
                  lambda p: stl_torus_write(p, ring=STL_TORUS[0], tube=STL_TORUS[1])),

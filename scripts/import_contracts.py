@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import cast
 
 import grimp
 from importlinter import Contract, ContractCheck, fields, output
@@ -60,9 +61,11 @@ class OwnRoomsContract(Contract):
             unmatched_alerting=self.unmatched_ignore_imports_alerting,  # type: ignore[arg-type]
         )
         rooms = {m.name for m in helpers.module_expressions_to_modules(graph, self.rooms)}  # type: ignore[arg-type]
-        private = set(self.private)  # type: ignore[arg-type]
-        guarded = set(self.guarded or ())  # type: ignore[arg-type]
-        shared = set(self.shared or ())  # type: ignore[arg-type]
+        # The fields hold the parsed values once the contract is built (import-linter's own contracts
+        # read them the same way).
+        private = set(cast(list[str], self.private))
+        guarded = set(cast(list[str], self.guarded or []))
+        shared = set(cast(list[str], self.shared or []))
         broken: list[str] = []
         for importer in sorted(graph.modules):
             importer_room = _room(importer, rooms)

@@ -43,11 +43,13 @@ def layer_levels(pyproject: Path) -> dict[str, int]:
     config = tomllib.loads(pyproject.read_text())
     contracts = config["tool"]["importlinter"]["contracts"]
     contract = next(c for c in contracts if c.get("id") == LAYERS_CONTRACT_ID)
-    levels = {}
+    levels: dict[str, int] = {}
     for level, layer in enumerate(contract["layers"]):
         for name in layer.replace(":", "|").split("|"):
             name = name.strip().strip("()")
-            levels[room_of(name)] = level
+            room = room_of(name)
+            if room is not None:
+                levels[room] = level
     return levels
 
 

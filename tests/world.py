@@ -5,6 +5,7 @@ object) and by the fuzz seed (tests/contract/seed.py: real ids for Schemathesis)
 new kind of object, add it here and name its path parameter in `path_values`.
 """
 from dataclasses import dataclass, field
+from typing import Any
 
 from apps.comments.tests.factories import CommentFactory
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
@@ -18,21 +19,21 @@ from apps.uploads.tests.upload_helpers import upload_started
 
 @dataclass
 class World:
-    owner: object
-    app: object
-    thing: object  # published
-    draft: object  # unpublished
-    file: object
-    draft_file: object  # a file of the unpublished Thing
-    image: object
-    upload: object  # pending, for a file of `thing`
-    collection: object
-    group: object
-    topic: object
-    order: object
-    make: object
-    make_image: object
-    comment: object
+    owner: Any
+    app: Any
+    thing: Any  # published
+    draft: Any  # unpublished
+    file: Any
+    draft_file: Any  # a file of the unpublished Thing
+    image: Any
+    upload: Any  # pending, for a file of `thing`
+    collection: Any
+    group: Any
+    topic: Any
+    order: Any
+    make: Any
+    make_image: Any
+    comment: Any
     extra: dict = field(default_factory=dict)
 
     def path_values(self) -> dict[str, object]:

@@ -2,6 +2,7 @@
 
 from datetime import UTC, datetime
 from functools import cache
+from typing import overload
 
 from django.core.files.storage import default_storage
 from django.templatetags.static import static
@@ -11,6 +12,10 @@ from apps.core.api import api_url, site_url
 DEFAULT_AVATAR = "accounts/default-avatar.png"
 
 
+@overload
+def iso8601(value: datetime) -> str: ...
+@overload
+def iso8601(value: None) -> None: ...
 def iso8601(value: datetime | None) -> str | None:
     """docs/decisions.md: ISO 8601 with an offset and whole seconds, e.g. `2026-11-20T12:00:00+00:00`."""
     if value is None:

@@ -1,3 +1,5 @@
+from typing import ClassVar, Self
+
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.core.validators import RegexValidator
 from django.db import models
@@ -34,7 +36,8 @@ RESERVED_USERNAMES = {
 }
 
 
-class User(AbstractUser):
+# django-stubs cannot name the reverse manager of DOT's swapped Application ("%(app_label)s_%(class)s").
+class User(AbstractUser):  # type: ignore[django-manager-missing]
     """A Thingyard user. `username` is the spec's `name`."""
 
     username = models.CharField(
@@ -53,7 +56,7 @@ class User(AbstractUser):
     cover = models.CharField(max_length=512, blank=True, help_text="Object-store key of the cover image")
     suspended_reason = models.TextField(blank=True)
 
-    objects = UserManager()
+    objects: ClassVar[UserManager[Self]] = UserManager()  # type: ignore[assignment]
 
     class Meta:
         constraints = [models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique")]

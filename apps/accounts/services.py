@@ -273,6 +273,7 @@ def message_send(*, sender: User, to: str, body: str) -> Message:
                 f"You can send at most {rules.MESSAGES_PER_HOUR} messages an hour. Try again later.",
                 retry_after=3600,
             )
+        assert recipient is not None  # message_send_errors names a missing recipient
         return Message.objects.create(sender=sender, recipient=recipient, body=body.strip())
 
 

@@ -31,10 +31,10 @@ def counted_like_add(target: LikeTarget, *, item, user) -> None:
     with transaction.atomic():
         if not target.lock(item.pk):
             raise NotFound()  # deleted since the view read it
-        likes = target.like_model.objects.filter(user=user, **{f"{target.field}_id": item.pk})
+        likes = target.like_model._default_manager.filter(user=user, **{f"{target.field}_id": item.pk})
         if likes.exists():
             return
-        target.like_model.objects.create(user=user, **{f"{target.field}_id": item.pk})
+        target.like_model._default_manager.create(user=user, **{f"{target.field}_id": item.pk})
         target.count_add([item.pk], 1)
         event_record(
             recipient=item.creator, actor=user, kind=Event.Kind.LIKE, target_type=target.event_target_type,
@@ -48,7 +48,7 @@ def counted_like_remove(target: LikeTarget, *, item, user) -> None:
     with transaction.atomic():
         if not target.lock(item.pk):
             raise NotFound()
-        deleted, _ = target.like_model.objects.filter(user=user, **{f"{target.field}_id": item.pk}).delete()
+        deleted, _ = target.like_model._default_manager.filter(user=user, **{f"{target.field}_id": item.pk}).delete()
         if deleted:
             target.count_add([item.pk], -1)
             event_retract(
@@ -59,7 +59,7 @@ def counted_like_remove(target: LikeTarget, *, item, user) -> None:
 def counted_likes_release_for_user(target: LikeTarget, *, user) -> None:
     """Remove a departing user's likes and lower each item's like_count (the cascade alone would leave
     every count one too high). Runs inside the caller's transaction (an account release hook)."""
-    likes = target.like_model.objects.filter(user=user)
+    likes = target.like_model._default_manager.filter(user=user)
     item_ids = sorted(likes.values_list(f"{target.field}_id", flat=True))
     if not item_ids:
         return

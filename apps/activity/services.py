@@ -11,6 +11,7 @@ def event_record(
     Thing or make, the new comment, the new make, the collected Thing, the follower. event-count counts
     each (actor, kind, target) once; undoing the action (unlike, unfollow) calls event_retract."""
     recipient_id = recipient.pk if recipient is not None else recipient_id
+    assert recipient_id is not None, "an event needs a recipient"
     if actor is not None and actor.pk == recipient_id:
         return None
     return Event.objects.create(

@@ -88,4 +88,6 @@ class Comment(Moderated):
 
     @property
     def target_id(self) -> int:
-        return {"thing": self.thing_id, "make": self.make_id, "group_topic": self.topic_id}[self.target_type]
+        target_id = {"thing": self.thing_id, "make": self.make_id, "group_topic": self.topic_id}[self.target_type]
+        assert target_id is not None  # comments_one_target: the target type's column is set
+        return target_id

@@ -21,7 +21,7 @@ from apps.things import rules as thing_rules
 from apps.things.models import Thing
 from apps.things.selectors import thing_get_for_viewer
 
-TARGET_FIELD = {Comment.TargetType.THING: "thing", Comment.TargetType.MAKE: "make",
+TARGET_FIELD: dict[str, str] = {Comment.TargetType.THING: "thing", Comment.TargetType.MAKE: "make",
                 Comment.TargetType.GROUP_TOPIC: "topic"}
 # The Thing, make and topic columns a comment's checks read; their long texts stay in the database.
 _DEFERRED = (

@@ -9,7 +9,7 @@ from apps.core.api import MAX_ID, api_url
 from apps.core.fields import StrictCharField
 
 # The API path of each kind of target (spec §4.2, §4.4, §4.8): makes are "copies" on the wire.
-TARGET_PATHS = {
+TARGET_PATHS: dict[str, str] = {
     Comment.TargetType.THING: "things",
     Comment.TargetType.MAKE: "copies",
     Comment.TargetType.GROUP_TOPIC: "group-topics",
@@ -78,7 +78,7 @@ class CommentSerializer(serializers.Serializer):
 class ThreadedCommentSerializer(CommentSerializer):
     """A comment of the threaded result: `user_id` instead of `user` (the summaries are in `users`)."""
 
-    user = None
+    user = None  # type: ignore[assignment]  # DRF's way to leave out an inherited field
     user_id = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="Null for a deleted comment."
     )

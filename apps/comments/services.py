@@ -9,6 +9,7 @@ Locks are taken in one direction: comment rows first (a reply before its parent)
 (the counter UPDATE), so concurrent writes of one thread wait for each other instead of deadlocking.
 """
 from collections import Counter
+from collections.abc import Callable
 
 from django.db import transaction
 
@@ -27,7 +28,7 @@ from apps.makes.counters import make_count_add
 from apps.things.counters import thing_count_add
 
 # Each target's counters have one owner; comments move comment_count through it.
-COUNT_ADD = {
+COUNT_ADD: dict[str, Callable[[int, str, int], int]] = {
     Comment.TargetType.THING: thing_count_add,
     Comment.TargetType.MAKE: make_count_add,
     Comment.TargetType.GROUP_TOPIC: topic_count_add,
@@ -95,7 +96,7 @@ def comment_reply(*, user, comment: Comment, body: str) -> Comment:
     400 for a deleted comment; 403 for a group topic's comment when not a member. At the deepest level
     the reply goes next to `comment` (rules.comment_reply_parent_id). Side effects: the target's
     comment_count goes up by one; a `comment` event for the author of the comment replied to."""
-    if comment.target_type == Comment.TargetType.GROUP_TOPIC:
+    if comment.topic is not None:  # a group topic's comment
         _require_member(comment.topic, user)
     reasons = rules.comment_reply_blockers(comment)
     if reasons:
@@ -170,7 +171,7 @@ def comment_remove(*, comment_id: int) -> None:
             return
         _counted_set(row, False)
         Comment.objects.filter(pk=row.pk).delete()
-        _prune({row.parent_id} - {None})
+        _prune({row.parent_id} if row.parent_id is not None else set())
 
 
 def _prune(candidate_ids: set[int]) -> None:
@@ -214,7 +215,7 @@ def comments_release_for_user(*, user) -> None:
     )
     if not rows:
         return
-    lowered = Counter()
+    lowered: Counter[tuple[str, int]] = Counter()
     for _, counted, target_type, thing_id, make_id, topic_id in rows:
         if counted:
             target_id = {"thing": thing_id, "make": make_id, "group_topic": topic_id}[target_type]

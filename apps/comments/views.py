@@ -5,6 +5,8 @@ Each handler: parse → selector → one service → serialise. Comments are fet
 selectors.comment_get_for_viewer (and its _editable / _deletable forms), targets through
 comment_thing_get / comment_make_get / comment_topic_get, so the 401/403/404 matrix lives in one place.
 """
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.response import Response
 from apps.core.views import ApiView
@@ -129,7 +131,7 @@ class CommentReplyView(ApiView):
 class _TargetView(ApiView):
     """The comment endpoints every target shares; a mixin (_OnThing, …) says how to read the target."""
 
-    def target(self, request, **kwargs):
+    def target(self, request, **kwargs) -> Any:
         raise NotImplementedError
 
 
@@ -169,17 +171,20 @@ class _CommentsPostView(_CommentsView):
 
 
 class _OnThing:
-    def target(self, request, thing_id):
+    def target(self, request, **kwargs) -> Any:
+        thing_id = kwargs["thing_id"]
         return selectors.comment_thing_get(thing_id, viewer=request.user)
 
 
 class _OnCopy:
-    def target(self, request, copy_id):
+    def target(self, request, **kwargs) -> Any:
+        copy_id = kwargs["copy_id"]
         return selectors.comment_make_get(copy_id, viewer=request.user)
 
 
 class _OnTopic:
-    def target(self, request, topic_id):
+    def target(self, request, **kwargs) -> Any:
+        topic_id = kwargs["topic_id"]
         return selectors.comment_topic_get(topic_id, viewer=request.user)
 
 

@@ -48,7 +48,7 @@ def moderation_hide(*, obj: Moderated, reason: str, by) -> bool:
     """Hide one item with a reason. Returns False when it was already hidden (the first reason is kept)."""
     model = type(obj)
     with transaction.atomic():
-        row = model.objects.select_for_update().get(pk=obj.pk)
+        row = model._default_manager.select_for_update().get(pk=obj.pk)
         if row.is_hidden:
             return False
         row.is_hidden = True
@@ -63,7 +63,7 @@ def moderation_hide(*, obj: Moderated, reason: str, by) -> bool:
 def moderation_unhide(*, obj: Moderated) -> bool:
     """Unhide one item; the reason is cleared. Returns False when it was not hidden."""
     model = type(obj)
-    updated = model.objects.filter(pk=obj.pk, is_hidden=True).update(
+    updated = model._default_manager.filter(pk=obj.pk, is_hidden=True).update(
         is_hidden=False, hidden_reason="", hidden_at=None, hidden_by=None
     )
     if updated:
@@ -87,7 +87,7 @@ class HideWithReasonAdminMixin:
     `on_hidden(obj)` / `on_unhidden(obj)` hooks let an app adjust counters (e.g. a Thing's comment_count).
     """
 
-    actions = ("hide_with_reason", "unhide")
+    actions: tuple[str, ...] = ("hide_with_reason", "unhide")
     moderation_list_display = ("is_hidden", "hidden_reason")
 
     def on_hidden(self, obj):  # pragma: no cover - default hook

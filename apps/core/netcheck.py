@@ -27,7 +27,7 @@ def address_is_public(address: str) -> bool:
 def host_addresses(host: str, port: int | None = None) -> list[str]:
     """Every address `host` resolves to (an IP literal resolves to itself). Raises OSError on failure."""
     infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
-    return sorted({info[4][0] for info in infos})
+    return sorted({str(info[4][0]) for info in infos})
 
 
 def url_blockers(url: str, *, allow_private: bool = False) -> list[str]:

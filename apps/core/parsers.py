@@ -63,7 +63,7 @@ class LenientJSONParser(JSONParser):
 
 def form_to_dict(values: MultiValueDict) -> dict:
     """A form as a plain dict: a repeated key, or a `key[]` one, becomes a list; a single key a string."""
-    out = {}
+    out: dict = {}
     for key, items in values.lists():
         if key.endswith("[]"):
             out.setdefault(key[:-2], []).extend(items)

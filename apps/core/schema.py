@@ -58,7 +58,8 @@ class ErrorSerializer(serializers.Serializer):
     )
     code = serializers.IntegerField(help_text="The HTTP status.")
     type = serializers.CharField(help_text="Machine-readable error type, e.g. `VALIDATION_FAILED`.")
-    errors = _ErrorsField(required=False)
+    # The body's key; DRF's Serializer.errors is a property of bound serializers, never used on this one.
+    errors = _ErrorsField(required=False)  # type: ignore[assignment]
 
     class Meta:
         ref_name = "Error"

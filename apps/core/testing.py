@@ -71,7 +71,7 @@ def bearer_client(token) -> APIClient:
     """An APIClient sending `token` as `Authorization: Bearer` (`client.token` is the token)."""
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
-    client.token = token
+    client.token = token  # type: ignore[attr-defined]  # the tests read it back
     return client
 
 
@@ -90,7 +90,7 @@ def token_client(user, app) -> APIClient:
 
 def csrf_token(client) -> str:
     """The CSRF token of a Django test client's session (what a page embeds for its forms and scripts)."""
-    from django.middleware.csrf import _get_new_csrf_string, _mask_cipher_secret
+    from django.middleware.csrf import _get_new_csrf_string, _mask_cipher_secret  # type: ignore[attr-defined]
 
     secret = client.cookies.get("csrftoken")
     if secret is None:

@@ -1,6 +1,6 @@
 """Reads for the developer portal: an owner sees only their own applications."""
 from django.db.models import Count, QuerySet
-from oauth2_provider.models import get_access_token_model, get_application_model
+from oauth2_provider.models import AbstractApplication, get_access_token_model, get_application_model
 
 from apps.core.exceptions import NotFound
 from apps.developers.rules import READONLY_TOKEN_SCOPE
@@ -20,7 +20,7 @@ def application_list_for_owner(*, owner) -> QuerySet:
     )
 
 
-def application_get_for_owner(*, owner, pk) -> Application:
+def application_get_for_owner(*, owner, pk) -> AbstractApplication:
     """The owner's app; NotFound for anyone else's (an app's existence is not revealed to others)."""
     if owner is None or not owner.is_authenticated:
         raise NotFound()

@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.utils import timezone
 from oauth2_provider.generators import generate_client_secret
-from oauth2_provider.models import get_access_token_model, get_application_model, set_token_value
+from oauth2_provider.models import AbstractApplication, get_access_token_model, get_application_model, set_token_value
 
 from apps.core.exceptions import RuleViolation, ValidationFailed
 from apps.developers import rules
@@ -58,7 +58,7 @@ def application_register(
     callback_url: str,
     application_url: str = "",
     client_type: str = Application.CLIENT_CONFIDENTIAL,
-) -> tuple[Application, str]:
+) -> tuple[AbstractApplication, str]:
     """Register a pending (private, ≤10 users) app; returns it and its plain client secret, shown once."""
     plain_secret = generate_client_secret()
     application = Application(
@@ -92,7 +92,7 @@ def application_update(
     callback_url=_UNSET,
     client_type=_UNSET,
     webhook_url=_UNSET,
-) -> Application:
+) -> AbstractApplication:
     """Change the owner-editable fields that were given; the others stay as they are."""
     changes = {
         "name": name if name is _UNSET else name.strip(),
@@ -170,7 +170,7 @@ def application_issue_readonly_token(*, application):
     return token
 
 
-def application_submit_for_review(*, application, submitted_by) -> Application:
+def application_submit_for_review(*, application, submitted_by) -> AbstractApplication:
     """The owner asks moderators to publish the app (spec §3); a rejected app goes back to pending."""
     with transaction.atomic():
         locked = _locked(application)
@@ -188,7 +188,7 @@ def application_submit_for_review(*, application, submitted_by) -> Application:
     return Application.objects.select_related("review_request").get(pk=locked.pk)
 
 
-def application_approve(*, application, moderator) -> Application:
+def application_approve(*, application, moderator) -> AbstractApplication:
     """A moderator publishes the app: it is no longer limited to 10 users (spec §3, §8)."""
     with transaction.atomic():
         locked = _locked(application)
@@ -202,7 +202,7 @@ def application_approve(*, application, moderator) -> Application:
     return locked
 
 
-def application_reject(*, application, moderator, reason: str) -> Application:
+def application_reject(*, application, moderator, reason: str) -> AbstractApplication:
     """A moderator refuses (or withdraws) publication with a reason the owner sees on the edit page."""
     reason = (reason or "").strip()
     if not reason:

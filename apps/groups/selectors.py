@@ -39,7 +39,8 @@ def group_queryset(*, viewer) -> QuerySet:
         member_count=_count(members),
         thing_count=_count(GroupThing.objects.filter(_visible_entries(viewer), group=OuterRef("pk"))),
         topic_count=_count(GroupTopic.objects.filter(group=OuterRef("pk"))),
-        is_member=Exists(members.filter(user_id=viewer_id(viewer))),
+        # Anonymous callers are members of nothing.
+        is_member=Exists(members.filter(user_id=uid)) if (uid := viewer_id(viewer)) is not None else Value(False),
     )
 
 

@@ -1,6 +1,7 @@
 """Group and group topic output (docs/decisions.md: Group, Group topic) and the inputs of spec §4.8."""
 from django.core.files.storage import default_storage
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.accounts.links import iso8601
@@ -56,13 +57,16 @@ class GroupSerializer(serializers.Serializer):
     def _count_url(count, url) -> dict:
         return {"count": count, "url": url}
 
-    def get_members(self, group) -> CountUrlSerializer:
+    @extend_schema_field(CountUrlSerializer)
+    def get_members(self, group) -> dict:
         return self._count_url(group.member_count, group_api_url(group.pk, "members"))
 
-    def get_things(self, group) -> CountUrlSerializer:
+    @extend_schema_field(CountUrlSerializer)
+    def get_things(self, group) -> dict:
         return self._count_url(group.thing_count, group_api_url(group.pk, "things"))
 
-    def get_group_topics(self, group) -> CountUrlSerializer:
+    @extend_schema_field(CountUrlSerializer)
+    def get_group_topics(self, group) -> dict:
         return self._count_url(group.topic_count, group_api_url(group.pk, "group-topics"))
 
 
@@ -92,7 +96,8 @@ class GroupTopicSerializer(serializers.Serializer):
     def get_modified(self, topic) -> str:
         return iso8601(topic.modified)
 
-    def get_comments(self, topic) -> CountUrlSerializer:
+    @extend_schema_field(CountUrlSerializer)
+    def get_comments(self, topic) -> dict:
         # comment_count is kept by apps.comments (visible, non-deleted comments).
         return {"count": topic.comment_count, "url": api_url(f"group-topics/{topic.pk}/comments")}
 

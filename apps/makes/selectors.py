@@ -36,6 +36,7 @@ def make_queryset(*, viewer) -> QuerySet:
     subqueries, so a page of makes costs no query per row."""
     uid = viewer_id(viewer)
     thing_fields = [f"thing__{name}" for name in thing_selectors.SHORT_THING_FIELDS]
+    is_liked: Value | Exists
     if uid is None:
         is_liked = Value(False, output_field=BooleanField())
     else:

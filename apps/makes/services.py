@@ -218,7 +218,7 @@ def makes_release_for_user(*, user) -> None:
         own = list(Make.objects.filter(creator=user).values_list("pk", "thing_id", "is_hidden"))
         if own:
             thing_counters.things_lock({thing_id for _, thing_id, _ in own})
-            visible = {}
+            visible: dict[int, int] = {}
             for _, thing_id, is_hidden in own:
                 if not is_hidden:
                     visible[thing_id] = visible.get(thing_id, 0) + 1

@@ -7,6 +7,7 @@ Thing searches return ThingResults: one query for the ordered ids, one for the p
 """
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import quote
 
 from django.contrib.postgres.search import SearchQuery, SearchRank
@@ -61,7 +62,7 @@ class SearchParams:
 # --- Things ------------------------------------------------------------------------------------------
 
 
-def thing_search(*, term: str, viewer, params: SearchParams) -> QuerySet:
+def thing_search(*, term: str, viewer, params: SearchParams) -> "ThingResults":
     """Published Things matching `term` (all published Things when it is empty), filtered and sorted.
 
     Every Thing search scopes through things.selectors' visibility rule, read from the row itself (no
@@ -70,19 +71,19 @@ def thing_search(*, term: str, viewer, params: SearchParams) -> QuerySet:
     return _thing_search(scope, term=term, viewer=viewer, params=params)
 
 
-def thing_search_library(*, term: str, viewer, params: SearchParams) -> QuerySet:
+def thing_search_library(*, term: str, viewer, params: SearchParams) -> "ThingResults":
     """The caller's own Things, published or not, matching `term` (all of them when it is empty)."""
     scope = Thing.objects.filter(thing_visible_q(viewer), creator_id=viewer.pk)
     return _thing_search(scope, term=term, viewer=viewer, params=params)
 
 
-def thing_search_for_user(*, owner, term: str, viewer, params: SearchParams) -> QuerySet:
+def thing_search_for_user(*, owner, term: str, viewer, params: SearchParams) -> "ThingResults":
     """spec §4.1: `owner`'s Things matching `term`; their unpublished ones only when the caller is `owner`."""
     scope = Thing.objects.filter(thing_visible_q(viewer), creator_id=owner.pk)
     return _thing_search(scope, term=term, viewer=viewer, params=params)
 
 
-def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> QuerySet:
+def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResults":
     """Published Things carrying `tag` (normalised as spec §2, any case); all published ones when empty."""
     scope = Thing.objects.filter(thing_public_q(viewer))
     if tag:
@@ -173,7 +174,7 @@ def _thing_rank(term: str):
     if full_text_search_enabled():
         return SearchRank(F("search_vector"), _ts_query(term))
     # The substring fallback: name 4, tag 2, description 1, per word.
-    rank = Value(0)
+    rank: Any = Value(0)
     for word in search_words(term):
         rank = rank + Case(
             When(name__icontains=word, then=Value(4)),

@@ -17,7 +17,7 @@ def category_choices() -> list[tuple[str, str]]:
     categories = Category.objects.select_related("parent").order_by(*category_tree_order())
     choices = [("", "No category")]
     for category in categories:
-        label = f"{category.parent.name} › {category.name}" if category.parent_id else category.name
+        label = f"{category.parent.name} › {category.name}" if category.parent is not None else category.name
         choices.append((category.name, label))
     return choices
 

@@ -49,11 +49,14 @@ def _collection_response(request, collection_id, status=200) -> Response:
 def _collections_response(request, collections, view, *, paginate: bool = True) -> Response:
     if not paginate:
         pagination_params_validate(request)  # found by make fuzz: `all=true&page=abc` was accepted
-    paginator = LinkHeaderPagination() if paginate else None
-    rows = paginator.paginate_queryset(collections, request, view=view) if paginate else list(collections)
+        rows = list(collections)
+        selectors.collection_attach_thumbnails(rows, viewer=request.user)
+        return Response(CollectionSerializer(rows, many=True, context=_context(request)).data)
+    paginator = LinkHeaderPagination()
+    rows = paginator.paginate_queryset(collections, request, view=view)
     selectors.collection_attach_thumbnails(rows, viewer=request.user)
     data = CollectionSerializer(rows, many=True, context=_context(request)).data
-    return paginator.get_paginated_response(data) if paginate else Response(data)
+    return paginator.get_paginated_response(data)
 
 
 class CollectionListView(ApiView):

@@ -333,7 +333,9 @@ def category_get_by_name(name: str) -> Category | None:
     """spec §2: a Thing's category is set by its full name. Matched ignoring case; the slug is accepted
     too, so a client echoing `categories/{slug}` data is understood."""
     name = name.strip()
-    category = Category.objects.alias(name_lower=Lower("name")).filter(name_lower=name.lower()).first()
+    category: Category | None = (
+        Category.objects.alias(name_lower=Lower("name")).filter(name_lower=name.lower()).first()
+    )
     slug = category_slug(name)
     if category is None and slug:
         category = Category.objects.filter(slug=slug).first()

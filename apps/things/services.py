@@ -145,9 +145,10 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
     _raise_if(errors)
     # The row lock serialises concurrent PATCHes: two tag replacements would otherwise both delete and
     # then collide inserting the same ThingTag.
-    thing = counters.thing_get_locked(thing.pk)
-    if thing is None:
+    locked = counters.thing_get_locked(thing.pk)
+    if locked is None:
         raise NotFound()  # deleted since the view read it
+    thing = locked
     changed = [field for field in CONTENT_FIELDS if field in data and getattr(thing, field) != data[field]]
     for field in changed:
         setattr(thing, field, data[field])
@@ -178,9 +179,10 @@ def thing_publish(*, thing: Thing) -> Thing:
 
     RuleViolation NOT_PUBLISHABLE carries the spec's `errors: [reasons]`.
     """
-    thing = counters.thing_get_locked(thing.pk)
-    if thing is None:
+    locked = counters.thing_get_locked(thing.pk)
+    if locked is None:
         raise NotFound()
+    thing = locked
     if thing.is_published:
         return thing
     reasons = rules.thing_publish_blockers(thing)

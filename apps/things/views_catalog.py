@@ -28,7 +28,8 @@ class CategoryTreeSerializer(CategorySerializer):
     """docs/decisions.md's Category plus `parent`: the parent's slug, null for a top-level category, so a
     client can rebuild the tree from the one list."""
 
-    parent = serializers.SerializerMethodField()
+    # DRF's metaclass moves declared fields off the class: this does not shadow Field.parent.
+    parent = serializers.SerializerMethodField()  # type: ignore[assignment]
 
     def get_parent(self, category) -> str | None:
         return category.parent.slug if category.parent_id else None  # parent is select_related

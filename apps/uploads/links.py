@@ -145,8 +145,9 @@ def thing_thumbnail_from_row(image_row, file_thumbnail_key) -> str | None:
         by_variant = {(v.get("type"), v.get("size")): v.get("key") for v in _json(row.get("sizes")) or ()
                       if isinstance(v, dict)}
         for variant in THUMBNAIL_PREFERENCE:
-            if by_variant.get(variant):
-                return store_url(by_variant[variant])
+            key = by_variant.get(variant)
+            if key:
+                return store_url(key)
         return store_url(row["key"])
     if file_thumbnail_key:
         return store_url(file_thumbnail_key)

@@ -322,7 +322,7 @@ def presigned_get_url(
     endpoint = urlsplit(public_endpoint())
     scheme, host = endpoint.scheme, endpoint.netloc
     if (scheme, endpoint.port) in {("http", 80), ("https", 443)}:
-        host = endpoint.hostname
+        host = endpoint.hostname or host
     path = f"{endpoint.path.rstrip('/')}/{settings.S3_BUCKET}/{quote(key, safe='/~')}"
     day = signed_at.strftime("%Y%m%d")
     scope = f"{day}/{settings.S3_REGION}/s3/aws4_request"

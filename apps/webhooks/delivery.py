@@ -9,6 +9,7 @@ No database access here: the caller holds no transaction while this runs.
 """
 import time
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import certifi
@@ -38,7 +39,7 @@ def _host_header(host: str, port: int, default_port: int) -> str:
 
 def _pool(scheme: str, host: str, address: str, port: int, timeout: float):
     # retries=False: one attempt per delivery attempt; the outbox schedule does the retrying.
-    kwargs = dict(host=address, port=port, maxsize=1, retries=False, timeout=urllib3.Timeout(connect=timeout, read=timeout))
+    kwargs: dict[str, Any] = dict(host=address, port=port, maxsize=1, retries=False, timeout=urllib3.Timeout(connect=timeout, read=timeout))
     if scheme == "https":
         return urllib3.HTTPSConnectionPool(
             **kwargs,

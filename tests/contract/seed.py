@@ -60,7 +60,7 @@ def fuzz_seed() -> dict:
     }
 
 
-def _operation_targets(*, mine, theirs, app) -> tuple[dict[str, dict], dict[str, list]]:
+def _operation_targets(*, mine, theirs, app) -> tuple[dict[str, dict], dict[str, object]]:
     """Objects for the operations that need a particular one, by operationId: `{"path.<name>": value}`
     for fixed path parameters, `{"body.<field>": "<dictionary>"}` for a dictionary of real values."""
     from apps.comments.services import comment_create

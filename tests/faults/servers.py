@@ -308,6 +308,7 @@ class Gunicorn:
         raise RuntimeError(f"gunicorn not ready in {START_TIMEOUT} s: {self.output()}")
 
     def worker_pids(self) -> set[int]:
+        assert self.process is not None, "start() first"
         path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
         try:
             return {int(pid) for pid in path.read_text().split()}

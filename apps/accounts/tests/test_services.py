@@ -145,7 +145,9 @@ def test_unfollow_is_fine_when_not_following(user, other_user):
 
 
 def _link_token(message) -> str:
-    return re.search(r"/account/verify/(\S+)", message.body).group(1)
+    match = re.search(r"/account/verify/(\S+)", message.body)
+    assert match is not None, message.body
+    return match.group(1)
 
 
 def test_send_verification_mails_a_signed_link(user, settings):

@@ -107,6 +107,7 @@ def file_delete(*, file: ThingFile) -> None:
 def image_update(*, image: Image, rank: int | None = None, featured: bool | None = None) -> None:
     """spec §4.2 PATCH image: `rank` orders the images; `featured=true` makes this the Thing's default
     image, so at most one image of a Thing is featured (the others are unfeatured)."""
+    assert image.thing_id is not None  # a Thing's image (a copy's are apps.makes')
     with transaction.atomic():
         # Two images featured at once must not both win: featuring serialises on the Thing's row.
         thing_lock(image.thing_id)

@@ -137,10 +137,10 @@ def upload_finalize(*, upload_id, user) -> dict:
 
 def upload_summary(*, upload: Upload) -> dict:
     """spec §2 Finalized file summary of a finalized upload: {id, name, url}."""
-    if upload.file_id is not None:
-        return {"id": upload.file.pk, "name": upload.file.name, "url": api_url(f"files/{upload.file.pk}")}
-    if upload.image_id is not None:
-        image = upload.image
+    file, image = upload.file, upload.image
+    if file is not None:
+        return {"id": file.pk, "name": file.name, "url": api_url(f"files/{file.pk}")}
+    if image is not None:
         if image.thing_id is not None:
             url = api_url(f"things/{image.thing_id}/images/{image.pk}")
         else:

@@ -13,6 +13,7 @@ truncation, absurd or too many triangles, non-finite or absurd coordinates, ASCI
 """
 import os
 from dataclasses import dataclass
+from typing import NoReturn
 from pathlib import Path
 
 import numpy as np
@@ -88,7 +89,9 @@ def stl_open(path: Path, *, workdir: Path, max_triangles: int = DEFAULT_MAX_TRIA
                 # Could have been a damaged binary file with a "solid" header: say both.
                 raise StlError(f"{exc} (and as binary STL: {_size_mismatch(count, size)})") from None
             raise
-        mesh = Mesh("stl-ascii", _map(binary, _binary_count(binary, os.path.getsize(binary))))
+        converted = _binary_count(binary, os.path.getsize(binary))
+        assert converted is not None  # the converter always writes the header and the count
+        mesh = Mesh("stl-ascii", _map(binary, converted))
     elif count is None:
         raise StlError(f"The file is too short to be an STL ({size} bytes).")
     else:
@@ -127,7 +130,7 @@ def _ascii_to_binary(src: Path, dst: Path, *, max_triangles: int) -> Path:
     normal: list[float] = []
     line_no = 0
 
-    def fail(message: str):
+    def fail(message: str) -> NoReturn:
         raise StlError(f"ASCII STL line {line_no}: {message}.")
 
     def numbers(parts: list[bytes], what: str) -> list[float]:

@@ -12,7 +12,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _link(message) -> str:
-    return re.search(r"http://testserver(/account/verify/\S+)", message.body).group(1)
+    match = re.search(r"http://testserver(/account/verify/\S+)", message.body)
+    assert match is not None, message.body
+    return match.group(1)
 
 
 def test_it_mails_a_link_that_verifies_the_address(api, user, client):

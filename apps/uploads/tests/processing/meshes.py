@@ -28,8 +28,8 @@ def binary_stl(triangles: np.ndarray, *, header: bytes = b"binary stl from the t
         with np.errstate(invalid="ignore", over="ignore"):
             n = np.cross(tri[1] - tri[0], tri[2] - tri[0])
         records += struct.pack("<3f", *n) + struct.pack("<9f", *tri.ravel()) + b"\0\0"
-    n = len(triangles) if count is None else count
-    return header.ljust(80, b" ")[:80] + struct.pack("<I", n) + bytes(records)
+    declared = len(triangles) if count is None else count
+    return header.ljust(80, b" ")[:80] + struct.pack("<I", declared) + bytes(records)
 
 
 def ascii_stl(triangles: np.ndarray, name: str = "cube") -> bytes:
