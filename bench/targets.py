@@ -199,10 +199,9 @@ def _body_size(port: int, path: str, token: str) -> tuple[int, int]:
 
 
 def server_versions() -> dict:
+    import redis
     from django.conf import settings
     from django.db import connection
-
-    import redis
 
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version")

@@ -147,8 +147,9 @@ def _thing_search(visible: Q, scope: "_Scope | None", *, term: str, params: Sear
     rows = thing_short_queryset().filter(visible)
     if term and full_text_search_enabled() and scope is not None:
         category_ids = _category_tree_ids(params.category) if params.category is not None else None
-        return ThingResults(ids=lambda: _window_ids(scope, term=term, params=params, category_ids=category_ids),
-                            rows=rows)
+        return ThingResults(
+            ids=lambda: _window_ids(scope, term=term, params=params, category_ids=category_ids), rows=rows
+        )
     matches = _thing_filter(Thing.objects.filter(visible), params)
     if term:
         matches = _thing_match(matches, term)

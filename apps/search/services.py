@@ -118,7 +118,9 @@ def thing_counters_update(things: QuerySet, **values) -> int:
     compiler = query.get_compiler(things.db)
     compiler.pre_sql_setup()  # a filter across a relation becomes `id IN (subquery)`, as update() does
     update_sql, params = compiler.as_sql()
-    returning = ", ".join(f"{_THING}.{column}" for column in ("id", "like_count", "make_count", "download_count"))
+    returning = ", ".join(
+        f"{_THING}.{column}" for column in ("id", "like_count", "make_count", "download_count")
+    )
     sql = f"""
         WITH t AS ({update_sql} RETURNING {returning}),
              search_rows AS (

@@ -58,7 +58,8 @@ def window_get(key: str) -> tuple[list[int] | None, str]:
     if generation is None:
         # No generation yet (a new Redis, or evicted): start one; any window stored before it is stale.
         token = secrets.token_hex(8)
-        generation = token if cache.add(GENERATION_KEY, token, timeout=None) else cache.get(GENERATION_KEY, token)
+        added = cache.add(GENERATION_KEY, token, timeout=None)
+        generation = token if added else cache.get(GENERATION_KEY, token)
         return None, generation
     cached = found.get(key)
     if cached is not None and cached[0] == generation:

@@ -46,11 +46,14 @@ def counted_like_remove(*, like_model, target_model, field: str, target, user, e
         _lock_target(target_model, target.pk)
         deleted, _ = like_model.objects.filter(user=user, **{f"{field}_id": target.pk}).delete()
         if deleted:
-            count_update(target_model.objects.filter(pk=target.pk), like_count=F("like_count") - 1)
+            target_row = target_model.objects.filter(pk=target.pk)
+            count_update(target_row, like_count=F("like_count") - 1)
             event_retract(actor=user, kind=Event.Kind.LIKE, target_type=event_target_type, target_id=target.pk)
 
 
-def counted_likes_release_for_user(*, like_model, target_model, field: str, user, count_update=_update) -> None:
+def counted_likes_release_for_user(
+    *, like_model, target_model, field: str, user, count_update=_update
+) -> None:
     """Remove a departing user's likes and lower each target's like_count (the cascade alone would leave
     every count one too high). Runs inside the caller's transaction."""
     target_ids = sorted(like_model.objects.filter(user=user).values_list(f"{field}_id", flat=True))

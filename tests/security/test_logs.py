@@ -157,7 +157,8 @@ def _access_logger(tmp_path, access_log_format=None):
 
 def _access_line(logger, tmp_path) -> str:
     environ = {
-        "REQUEST_METHOD": "GET", "RAW_URI": "/users/me?ACCESS_TOKEN=SEKRET1&x=1", "SERVER_PROTOCOL": "HTTP/1.1",
+        "REQUEST_METHOD": "GET", "RAW_URI": "/users/me?ACCESS_TOKEN=SEKRET1&x=1",
+        "SERVER_PROTOCOL": "HTTP/1.1",
         "QUERY_STRING": "ACCESS_TOKEN=SEKRET1&x=1", "PATH_INFO": "/users/me", "REMOTE_ADDR": "10.0.0.1",
         "HTTP_REFERER": "https://app.example.com/callback?state=s&code=SEKRET2",
         "HTTP_USER_AGENT": 'agent "quoted"', "HTTP_AUTHORIZATION": "BEARER SEKRET3",
@@ -188,7 +189,9 @@ def test_headers_and_environ_in_a_custom_access_log_format_are_redacted(tmp_path
 def test_every_way_into_the_lazy_atoms_is_redacted():
     from apps.core.redaction import RedactedAtoms
 
-    atoms = RedactedAtoms({"r": "GET /?token=SEKRET HTTP/1.1", "{authorization}i": "Bearer SEKRET", "s": "200"})
+    atoms = RedactedAtoms(
+        {"r": "GET /?token=SEKRET HTTP/1.1", "{authorization}i": "Bearer SEKRET", "s": "200"}
+    )
     assert "SEKRET" not in repr(dict(atoms)) + repr(list(atoms.items())) + repr(list(atoms.values()))
     assert atoms.get("{Authorization}i") == "[redacted]"
     assert atoms["unknown"] == "-" and atoms["s"] == "200"

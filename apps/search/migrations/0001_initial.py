@@ -60,8 +60,9 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name="SearchThing",
             fields=[
-                ("thing", models.OneToOneField(db_constraint=False, on_delete=models.DO_NOTHING, primary_key=True,
-                                               related_name="+", serialize=False, to="things.thing")),
+                ("thing", models.OneToOneField(
+                    db_constraint=False, on_delete=models.DO_NOTHING, primary_key=True, related_name="+",
+                    serialize=False, to="things.thing")),
                 ("vector", django.contrib.postgres.search.SearchVectorField(null=True)),
                 ("creator_id", models.BigIntegerField()),
                 ("is_published", models.BooleanField()),

@@ -175,7 +175,8 @@ def test_counters_update_is_one_statement_and_counts_the_things_updated(django_a
 
 def test_counters_update_across_a_relation_updates_only_the_matching_things(user):
     tagged, untagged = indexed_thing(tags=["gear"]), indexed_thing()
-    thing_counters_update(Thing.objects.filter(thingtag__tag__name="gear"), download_count=F("download_count") + 5)
+    gear = Thing.objects.filter(thingtag__tag__name="gear")
+    thing_counters_update(gear, download_count=F("download_count") + 5)
     assert assert_row_in_step(tagged).popularity == 5
     assert assert_row_in_step(untagged).popularity == 0
 
