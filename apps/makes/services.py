@@ -4,7 +4,8 @@ moderation counters, and the release of a departing user's makes and likes.
 Counters stay exact under concurrency:
 - `Thing.make_count` is the number of the Thing's visible (not hidden) makes. Every change takes the
   Thing's row lock first (apps.things.counters), then the make's, so creating, deleting and re-counting
-  never interleave.
+  never interleave. The Thing's counters are written through apps.things.counters, so its search row
+  (sorted and filtered by make_count) follows in the same statement.
 - `Make.like_count` changes under the make's row lock (makes.counters), as Thing likes do.
 """
 from django.db import transaction

@@ -3,13 +3,15 @@ download counts). Every app that moves a count or must hold a Thing still calls 
 downloads), makes, comments, collections and likes (apps.activity.likes).
 
 Counts move by F() updates, under the Thing's row lock (the UPDATE itself takes it until commit), so
-concurrent changes never lose one. Several Things are always locked in id order, the order every caller
+concurrent changes never lose one. A count an index keeps a copy of (search orders by likes, makes and
+downloads) is written by that index, in the same statement (hooks.thing_counters_write). Several Things are always locked in id order, the order every caller
 takes, so two transactions never wait for each other crosswise.
 """
 from collections.abc import Iterable
 
 from django.db.models import F, QuerySet
 
+from apps.things.hooks import thing_counters_write
 from apps.things.models import Thing
 
 COUNTERS = frozenset(
@@ -49,11 +51,11 @@ def thing_count_add(thing_ids: int | Iterable[int], counter: str, delta: int) ->
     rows = Thing.objects.filter(pk__in=_ids(thing_ids))
     if delta < 0:
         rows = rows.filter(**{f"{counter}__gte": -delta})
-    return rows.update(**{counter: F(counter) + delta})
+    return thing_counters_write(rows, **{counter: F(counter) + delta})
 
 
 def thing_count_set(thing_id: int, counter: str, value: int) -> int:
     """Set `counter` to a value counted under the Thing's lock (a re-count after moderation)."""
     if counter not in COUNTERS:
         raise ValueError(f"not a Thing counter: {counter}")
-    return Thing.objects.filter(pk=thing_id).update(**{counter: value})
+    return thing_counters_write(Thing.objects.filter(pk=thing_id), **{counter: value})

@@ -3,28 +3,68 @@
 Things sit below search, uploads and the Thing apps host, and import none of them: each registers what it
 adds from its AppConfig.ready(), and things calls whatever is registered.
 
-- Indexers (apps.search): keep Thing.search_vector in step with the text it is built from.
+- The index (apps.search): keeps its copy of Things (the search vector and the search table's rows) in
+  step with every write to them, counters included.
 - Images (apps.uploads): a Thing's default image and thumbnail, read in the Thing's own query.
 - Page sections (apps.uploads, apps.thingapps): what the Thing's site page shows beyond the Thing.
 """
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-# --- indexers ----------------------------------------------------------------------------------------
+from django.db.models import QuerySet
 
-_INDEXERS: dict[str, Callable[..., None]] = {}
+# --- the index ---------------------------------------------------------------------------------------
 
 
-def thing_indexer_register(name: str, indexer: Callable[..., None]) -> None:
-    """`indexer(thing_ids=[…])` re-reads those Things' indexed text (name, description, tags)."""
-    _INDEXERS[name] = indexer
+@dataclass(frozen=True)
+class ThingIndex:
+    """A copy of Things' data kept in step with their writes (apps.search: the vector and search rows).
+
+    Each callable takes `thing_ids=[…]` and runs in the caller's transaction: `index` after a Thing was
+    created or its indexed text (name, description, tags) changed, `sync` after its visibility or a
+    column the copy filters by changed, `forget` after it was deleted. `counters_update(things, **values)`
+    performs a counter UPDATE of the Things queryset itself, with the copy of `counters` following in the
+    same statement; it returns how many Things it updated."""
+
+    index: Callable[..., None]
+    sync: Callable[..., None]
+    forget: Callable[..., None]
+    counters_update: Callable[..., int]
+    counters: frozenset[str] = field(default_factory=frozenset)
+
+
+_INDEX: list[ThingIndex] = []
+
+
+def thing_index_register(index: ThingIndex) -> None:
+    _INDEX[:] = [index]
 
 
 def thing_reindex(*, thing_ids: Iterable[int]) -> None:
-    """Tell every indexer these Things' indexed text changed (in the caller's transaction)."""
-    ids = list(thing_ids)
-    for indexer in _INDEXERS.values():
-        indexer(thing_ids=ids)
+    """These Things were created or their indexed text changed."""
+    for index in _INDEX:
+        index.index(thing_ids=list(thing_ids))
+
+
+def thing_index_sync(*, thing_ids: Iterable[int]) -> None:
+    """These Things' visibility or filter columns changed (publish, hide, license, category …)."""
+    for index in _INDEX:
+        index.sync(thing_ids=list(thing_ids))
+
+
+def thing_index_forget(*, thing_ids: Iterable[int]) -> None:
+    """These Things were deleted."""
+    for index in _INDEX:
+        index.forget(thing_ids=list(thing_ids))
+
+
+def thing_counters_write(things: QuerySet, **values) -> int:
+    """`things.update(**values)` for counters (apps.things.counters): written by the index when it keeps
+    a copy of one of them, so the copy follows in the same statement."""
+    for index in _INDEX:
+        if index.counters.intersection(values):
+            return index.counters_update(things, **values)
+    return things.update(**values)
 
 
 # --- images ------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remov
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.core.licenses import THING_LICENSES
 from apps.things import counters, rules, selectors
-from apps.things.hooks import thing_reindex
+from apps.things.hooks import thing_index_forget, thing_index_sync, thing_reindex
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
 
 THING_LIKES = LikeTarget(
@@ -24,8 +24,12 @@ THING_LIKES = LikeTarget(
 
 FALLBACK_LICENSE = "cc-sa"
 CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
-# What the search vector is built from (apps.search, through hooks.thing_reindex): a change to any of these re-indexes the Thing.
+# What the search vector is built from (apps.search, through hooks.thing_reindex): a change to any of
+# these re-indexes the Thing.
 INDEXED_FIELDS = {"name", "description", "tags"}
+# What search filters by (apps.search's table copies them): a change to any of these syncs its row
+# (hooks.thing_index_sync).
+SEARCH_FILTER_FIELDS = {"license", "is_wip", "category"}
 
 
 def _raise_if(errors: dict[str, list[str]]) -> None:
@@ -137,7 +141,8 @@ def thing_create(
 def thing_update(*, thing: Thing, data: dict) -> Thing:
     """Change a Thing (spec §4.2 PATCH): the fields given only; `tags` replaces every tag.
 
-    Side effects: re-indexes the Thing for search when its name, description or tags change.
+    Side effects: re-indexes the Thing for search when its name, description or tags change, and
+    syncs its search row when a field search filters by changes.
     """
     errors: dict[str, list[str]] = {}
     category = _category_resolve(data["category"], errors) if "category" in data else None
@@ -163,20 +168,26 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
     if changed:
         thing.save(update_fields=[f for f in changed if f != "tags"] + ["modified"])
     if INDEXED_FIELDS.intersection(changed):
-        thing_reindex(thing_ids=[thing.pk])
+        thing_reindex(thing_ids=[thing.pk])  # the whole search row, too
+    elif SEARCH_FILTER_FIELDS.intersection(changed):
+        thing_index_sync(thing_ids=[thing.pk])
     return thing
 
 
 def thing_delete(*, thing: Thing) -> None:
     """Delete a Thing irreversibly (spec §4.2). Its likes, watches, tags and remix links go with it, and
-    so does its row in every list and in search (the vector is a column of the row)."""
+    so does its row in every list and in search (its search row by ON DELETE CASCADE).
+
+    Side effects: cached search windows are stale (apps.search.window)."""
     Thing.objects.filter(pk=thing.pk).delete()
+    thing_index_forget(thing_ids=[thing.pk])
 
 
 @transaction.atomic
 def thing_publish(*, thing: Thing) -> Thing:
     """spec §3: unpublished → published when publishable; already published is a no-op.
 
+    Side effects: the Thing's search row follows (apps.search), so it is searchable at once.
     RuleViolation NOT_PUBLISHABLE carries the spec's `errors: [reasons]`.
     """
     locked = counters.thing_get_locked(thing.pk)
@@ -194,7 +205,16 @@ def thing_publish(*, thing: Thing) -> Thing:
     # The first publication date stays, should a moderator ever unpublish and the owner publish again.
     thing.published_at = thing.published_at or timezone.now()
     thing.save(update_fields=["is_published", "published_at"])
+    thing_index_sync(thing_ids=[thing.pk])
     return thing
+
+
+def thing_hidden_changed(*, thing: Thing) -> None:
+    """After a moderator hid or unhid a Thing (admin on_hidden/on_unhidden, core.moderation): its search
+    row follows, so it leaves (or returns to) search at once.
+
+    Side effects: cached search windows are stale (apps.search.window)."""
+    thing_index_sync(thing_ids=[thing.pk])
 
 
 def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:
