@@ -20,3 +20,10 @@ class MakesConfig(AppConfig):
         # event-count: events about a make (likes of it, the make itself) stop counting once it is
         # deleted or hidden by a moderator, itself or with its Thing, as for Things and comments.
         event_target_register("make", lambda: Make.objects.filter(is_hidden=False, thing__is_hidden=False))
+
+        # spec §4.7: search answers makes (copies) too (`type=makes`).
+        from apps.makes.selectors import make_search
+        from apps.makes.serializers import MakeSerializer
+        from apps.search.registry import SearchType, search_type_register
+
+        search_type_register(SearchType(name="makes", search=make_search, serializer_class=MakeSerializer))

@@ -6,3 +6,18 @@ class ThingCollectionsConfig(AppConfig):
     # Not "collections": that label shadows Python's stdlib module name in some tooling.
     label = "thingcollections"
     verbose_name = "Collections"
+
+    def ready(self):
+        # spec §4.7: search answers collections too (`type=collections`).
+        from apps.search.registry import SearchType, search_type_register
+        from apps.thingcollections import selectors
+        from apps.thingcollections.serializers import CollectionSerializer
+
+        search_type_register(
+            SearchType(
+                name="collections",
+                search=selectors.collection_search,
+                serializer_class=CollectionSerializer,
+                page_prepare=selectors.collection_attach_thumbnails,
+            )
+        )
