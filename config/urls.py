@@ -26,7 +26,7 @@ urlpatterns = [
 ]
 
 # DECISIONS.md (compat): the modern path names of the original API's clients answer as the spec's paths.
-urlpatterns += path_aliases(urlpatterns, {"group-topics/": "grouptopics/"})
+urlpatterns += path_aliases(urlpatterns)
 
 handler400 = "apps.core.views.bad_request"
 handler403 = "apps.core.views.permission_denied"

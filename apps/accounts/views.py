@@ -125,6 +125,7 @@ class UserUnreadMessageCountView(APIView):
         parameters=[USERNAME_PARAM],
         responses=CountSerializer,
         summary="Count your unread messages (per-user path)",
+        operation_id="users_unread_message_count_for_user",
         description="As `/users/unread-message-count`, for your own name or `me`; another user's: 403.",
     )
     def get(self, request, username):

@@ -33,7 +33,11 @@ class FormEncodedSegmentConverter:
         return value
 
 
-def path_aliases(urlpatterns, aliases: dict[str, str]) -> list:
+# DECISIONS.md (compat): the modern path names clients of the original API call, by spec prefix.
+PATH_ALIASES = {"group-topics/": "grouptopics/"}
+
+
+def path_aliases(urlpatterns, aliases: dict[str, str] = PATH_ALIASES) -> list:
     """Extra URL patterns answering every path under a prefix also under its alias.
 
     DECISIONS.md (compat): modern clients call `/grouptopics/…` for the spec's `/group-topics/…`. The

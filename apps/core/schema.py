@@ -33,6 +33,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.settings import api_settings
 
 from apps.core.parsers import LenientJSONParser
+from apps.core.routing import PATH_ALIASES
 from apps.core.statuses import wire_success_status
 
 # DECISIONS.md: Errors. `errors` is {field: [messages]} on validation failures, [reasons] on publish.
@@ -103,6 +104,15 @@ class ApiAutoSchema(AutoSchema):
             "application/json" if media_type == LenientJSONParser.media_type else media_type
             for media_type in super().map_parsers()
         ]
+
+    def get_description(self):
+        description = super().get_description() or ""
+        for prefix, alias in PATH_ALIASES.items():
+            if self.path.startswith("/" + alias):
+                spec_path = "/" + prefix + self.path[len(alias) + 1:]
+                note = f"Alias of `{spec_path}` (compat: the path modern clients call); it answers the same."
+                return f"{description}\n\n{note}" if description else note
+        return description
 
     def _get_paginator(self):
         # Our list views are plain APIViews that paginate through core.api.paginated_response with the
