@@ -114,6 +114,18 @@ class ApiAutoSchema(AutoSchema):
                 return f"{description}\n\n{note}" if description else note
         return description
 
+    def _is_list_view(self, serializer=None):
+        # A response serializer that documents a paginated list in another shape than a bare array
+        # (search's array-or-{total, hits}) says so; spectacular only recognises `many=True`.
+        if serializer is None:
+            serializer = self.get_response_serializers()
+        if isinstance(serializer, dict) and serializer:
+            serializer = {str(code): s for code, s in serializer.items()}
+            serializer = serializer[min(serializer)]
+        if getattr(serializer, "paginated_list", False):
+            return True
+        return super()._is_list_view(serializer)
+
     def _get_paginator(self):
         # Our list views are plain APIViews that paginate through core.api.paginated_response with the
         # default pagination class; drf-spectacular only looks for GenericAPIView's attribute. A list

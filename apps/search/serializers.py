@@ -4,7 +4,7 @@ from datetime import UTC, datetime, time
 
 from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from apps.core.licenses import THING_LICENSE_CHOICES
@@ -151,9 +151,13 @@ class AutocompleteItemSerializer(serializers.Serializer):
     url = serializers.URLField(help_text="The Thing's site page, or the tag's API URL.")
 
 
+@extend_schema_serializer(many=False)  # the answer is not wrapped in an array: it is one already, or the object
 class SearchAnswer(serializers.Serializer):
     """Documentation of a search answer (DECISIONS.md: Search shape): the spec's array of `item`, or,
-    when the request names `type`, the modern `{"total", "hits"}` holding the same page."""
+    when the request names `type`, the modern `{"total", "hits"}` holding the same page. A paginated list
+    either way (apps.core.schema: `page`/`per_page`, the Link header, a `…_list` operationId)."""
+
+    paginated_list = True
 
     def __init__(self, item, name: str, **kwargs):
         self.item, self.answer_name = item, name
