@@ -4,6 +4,7 @@ A collection is public; the Things listed are those the visitor may see (selecto
 """
 from django.http import Http404
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from apps.accounts.links import user_public_url
 from apps.core.exceptions import NotFound
@@ -13,6 +14,7 @@ from apps.thingcollections import selectors
 PAGE_SIZE = 60
 
 
+@require_safe
 def collection_page(request, collection_id):
     try:
         collection = selectors.collection_get(collection_id, viewer=request.user)
