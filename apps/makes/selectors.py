@@ -6,7 +6,18 @@ is one the caller may see (published or their own, and not hidden); staff see hi
 someone else's draft. Lists of a Thing's makes first apply the Thing's own 401/403/404 matrix
 (apps.things.selectors.thing_get_for_viewer).
 """
-from django.db.models import BooleanField, Case, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Value, When
+from django.db.models import (
+    BooleanField,
+    Case,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
 from apps.core.api import MAX_ID
 from apps.core.exceptions import NotFound, PermissionDenied

@@ -8,8 +8,8 @@ from django.views.decorators.http import require_safe
 
 from apps.accounts.links import user_public_url
 from apps.core.exceptions import NotFound
-from apps.things.links import thing_public_url, thing_thumbnail_url
 from apps.thingcollections import selectors
+from apps.things.links import thing_public_url, thing_thumbnail_url
 
 PAGE_SIZE = 60
 

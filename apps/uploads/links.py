@@ -100,7 +100,7 @@ def file_default_image(file) -> dict | None:
 
 def _loaded_render_image(file):
     # Only what the query joined (select_related): never a query per file here.
-    if "render_image" not in getattr(file, "_state").fields_cache:
+    if "render_image" not in file._state.fields_cache:
         return None
     return file._state.fields_cache["render_image"]
 

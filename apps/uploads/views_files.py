@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
-from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
+from apps.core.api import ok, paginated_response, parse_patch, validated
 from apps.core.schema import THING_PARAM
 from apps.things.selectors import thing_get_for_viewer, thing_get_own
 from apps.things.serializers import ThingShortSerializer

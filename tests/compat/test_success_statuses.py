@@ -7,10 +7,9 @@ every create and every "no body" delete, and make sure the tables below list all
 or DELETE must be sorted into one of them.
 """
 import pytest
-from django.urls import get_resolver
 from rest_framework.test import APIClient
 
-from apps.comments.tests.factories import CommentFactory, join
+from apps.comments.tests.factories import CommentFactory
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 from apps.makes.tests.factories import MakeFactory
 from apps.thingcollections.tests.factories import CollectionFactory

@@ -7,13 +7,13 @@ so the next sweep of stuck processing (every 15 minutes) renders its sizes with 
 processing; until then only the Thing's owner sees it, as any image being processed. Its original is the
 file's thumbnail object, which the file owns (deleting the image leaves that object to the file).
 """
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 
 import django.db.models.deletion
 from django.db import migrations, models
 
-LONG_AGO = datetime(2000, 1, 1, tzinfo=timezone.utc)
+LONG_AGO = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def renders_of_processed_files(apps, schema_editor):

@@ -5,7 +5,12 @@ import pytest
 
 from apps.accounts.tests.factories import UserFactory
 from apps.search.tests.helpers import (
-    SHORT_THING_KEYS, assert_error, assert_unauthorized, hit_ids, ids, indexed_thing,
+    SHORT_THING_KEYS,
+    assert_error,
+    assert_unauthorized,
+    hit_ids,
+    ids,
+    indexed_thing,
 )
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory, category
