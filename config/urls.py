@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from apps.core.views import OpenApiView, SwaggerUiView
+from apps.core.routing import path_aliases
 from config.health import healthz
 
 urlpatterns = [
@@ -22,6 +23,9 @@ urlpatterns = [
     path("", include("apps.comments.urls")),
     path("", include("apps.thingapps.urls")),
 ]
+
+# docs/decisions.md (compat): the modern path names of the original API's clients answer as the spec's paths.
+urlpatterns += path_aliases(urlpatterns)
 
 handler400 = "apps.core.views.bad_request"
 handler403 = "apps.core.views.permission_denied"

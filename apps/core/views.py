@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from apps.core.handlers import error_body, service_unavailable_from, service_unavailable_log, x_error_header
 from apps.core.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
 from apps.core.ratelimit import RateLimitState, rate_limit_hit, rate_limit_key
+from apps.core.statuses import success_status_apply
 
 
 class ApiView(APIView):
@@ -23,8 +24,9 @@ class ApiView(APIView):
     2. The rate limit (spec §8, docs/decisions.md: Rate limit): every authenticated request counts once, per
        (application, user); over the limit is a 429, whatever the permissions would have said.
     3. Permissions (IsTokenUser by default): 401 anonymous, 403 for an app's read-only token.
-    4. The handler. Then every answer after authentication, errors included, carries the rate-limit
-       headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
+    4. The handler. On the way out, a success takes the status the wire carries (apps.core.statuses:
+       200 for any 2xx but 202), every answer after authentication, errors included, carries the
+       rate-limit headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
     """
 
     rate_limit: RateLimitState | None = None
@@ -59,6 +61,7 @@ class ApiView(APIView):
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
+        success_status_apply(response)
         if self.rate_limit is not None:
             for name, value in self.rate_limit.headers().items():
                 response[name] = value

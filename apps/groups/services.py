@@ -44,7 +44,7 @@ def group_update(*, group, user, data: dict) -> Group:
         group = _lock(group)
         if not rules.group_can_edit(user, group):
             raise PermissionDenied()
-        model_update(group, data=data, fields=["name", "description"], also=["modified"], changed_only=False)
+        model_update(group, data=data, fields=["name", "description"], also=["modified"])
     return group
 
 
@@ -143,7 +143,7 @@ def group_topic_update(*, topic, user, data: dict) -> GroupTopic:
         topic = GroupTopic.objects.select_for_update().get(pk=topic.pk)
         if not rules.group_topic_can_edit(user, topic):
             raise PermissionDenied()
-        model_update(topic, data=data, fields=["name", "body"], also=["modified"], changed_only=False)
+        model_update(topic, data=data, fields=["name", "body"], also=["modified"])
     return topic
 
 

@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from apps.core.views import ApiView
 
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
-from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.lookups import id_or_404
 from apps.core.schema import THING_PARAM
 from apps.groups import selectors, services
@@ -78,7 +78,7 @@ class GroupDetailView(ApiView):
                    summary="Update own group", description="Group owner only (403).")
     def patch(self, request, group_id):
         group = selectors.group_get_editable(group_id, viewer=request.user)
-        data = parse_input(GroupUpdateInput, request, partial=True)
+        data = parse_patch(GroupUpdateInput, request, current=lambda: _group_response(request, group.pk).data)
         services.group_update(group=group, user=request.user, data=data)
         return _group_response(request, group.pk)
 
@@ -199,7 +199,7 @@ class GroupTopicDetailView(ApiView):
                    summary="Update own group topic", description="Author only (403).")
     def patch(self, request, topic_id):
         topic = selectors.group_topic_get(topic_id, viewer=request.user)
-        data = parse_input(GroupTopicUpdateInput, request, partial=True)
+        data = parse_patch(GroupTopicUpdateInput, request, current=lambda: _topic_response(request, topic.pk).data)
         services.group_topic_update(topic=topic, user=request.user, data=data)
         return _topic_response(request, topic.pk)
 

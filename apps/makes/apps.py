@@ -23,3 +23,10 @@ class MakesConfig(AppConfig):
         event_target_register("make", lambda: Make.objects.filter(is_hidden=False, thing__is_hidden=False))
         # Account deletion: the user's makes and likes of makes go with their counters (accounts.release).
         user_release_register("makes", services.makes_release_for_user)
+
+        # spec §4.7: search answers makes (copies) too (`type=makes`).
+        from apps.makes.selectors import make_search
+        from apps.makes.serializers import MakeSerializer
+        from apps.search.registry import SearchType, search_type_register
+
+        search_type_register(SearchType(name="makes", search=make_search, serializer_class=MakeSerializer))

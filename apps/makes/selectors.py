@@ -6,13 +6,25 @@ is one the caller may see (published or their own, and not hidden); staff see hi
 someone else's draft. Lists of a Thing's makes first apply the Thing's own 401/403/404 matrix
 (apps.things.selectors.thing_get_for_viewer).
 """
-from django.db.models import BooleanField, Exists, OuterRef, Prefetch, Q, QuerySet, Value
+from django.db.models import (
+    BooleanField,
+    Case,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.core.moderation import viewer_sees_hidden, visible_q
 from apps.core.lookups import id_or_404, viewer_id
 from apps.makes import rules
 from apps.makes.models import Make, MakeLike
+from apps.search.selectors import SORT_NEWEST, search_words
 from apps.things import selectors as thing_selectors
 from apps.uploads.files import selectors as upload_selectors
 from apps.uploads.models import Image, ProcessingStatus
@@ -56,6 +68,20 @@ def make_queryset(*, viewer) -> QuerySet:
 
 def _newest_first(qs: QuerySet) -> QuerySet:
     return qs.order_by("-added", "-id")
+
+
+def make_search(*, term: str, viewer, params) -> QuerySet:
+    """GET /search/{term}/?type=makes: the visible makes whose description or Thing's name contains
+    every word of `term`. Relevance: the Thing's name matching the first word, then a description
+    match; ties newest first. Without a term, or with `sort=newest`: newest first."""
+    qs = make_queryset(viewer=viewer)
+    words = search_words(term)
+    for word in words:
+        qs = qs.filter(Q(description__icontains=word) | Q(thing__name__icontains=word))
+    if params.sort == SORT_NEWEST or not words:
+        return _newest_first(qs)
+    rank = Case(When(thing__name__icontains=words[0], then=Value(2)), default=Value(1), output_field=IntegerField())
+    return qs.annotate(search_rank=rank).order_by("-search_rank", "-added", "-id")
 
 
 def make_list_latest(*, viewer) -> QuerySet:

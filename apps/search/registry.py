@@ -6,7 +6,8 @@ A feature app plugs its kind of item in from its AppConfig.ready():
                                     serializer_class=CollectionSerializer))
 
 `search(term=, viewer=, params=)` returns an ordered queryset of what the viewer may see; the view
-paginates it, answers 404 when it is empty, and serialises it with `serializer_class`.
+paginates it, answers 404 when it is empty, and serialises it with `serializer_class` (context:
+`request`, `viewer`, and `application`, the token's app).
 """
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,9 @@ class SearchType:
     serializer_class: type
     sorts: tuple[str, ...] = (selectors.SORT_RELEVANT, selectors.SORT_NEWEST)
     filters: frozenset[str] = field(default_factory=frozenset)
+    # Called with the page's rows and the viewer before serialising, for what a row's query cannot
+    # carry (a collection's thumbnail Thing); returns the rows to serialise.
+    page_prepare: Callable | None = None
 
 
 SEARCH_TYPES: dict[str, SearchType] = {}

@@ -9,7 +9,18 @@ class ThingCollectionsConfig(AppConfig):
 
     def ready(self):
         from apps.accounts.release import user_release_register
-        from apps.thingcollections import services
+        from apps.search.registry import SearchType, search_type_register
+        from apps.thingcollections import selectors, services
+        from apps.thingcollections.serializers import CollectionSerializer
 
         # Account deletion: the user's collections go with each Thing's collect_count (accounts.release).
         user_release_register("thingcollections", services.collections_release_for_user)
+        # spec §4.7: search answers collections too (`type=collections`).
+        search_type_register(
+            SearchType(
+                name="collections",
+                search=selectors.collection_search,
+                serializer_class=CollectionSerializer,
+                page_prepare=selectors.collection_attach_thumbnails,
+            )
+        )

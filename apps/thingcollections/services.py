@@ -43,8 +43,13 @@ def collection_update(*, collection, user, data: dict, application=None) -> Coll
         collection = _lock(collection)
         if not rules.collection_can_edit(user, collection, application=application):
             raise PermissionDenied()
-        model_update(collection, data=data, fields=["name", "description"], also=["modified"], changed_only=False)
+        model_update(collection, data=data, fields=["name", "description"], also=["modified"])
     return collection
+
+
+def collection_set_featured(*, collection, featured: bool) -> None:
+    """Feature or unfeature a collection (the admin's action); repeating either is a no-op."""
+    Collection.objects.filter(pk=collection.pk, is_featured=not featured).update(is_featured=featured)
 
 
 def collection_delete(*, collection, user, application=None) -> None:

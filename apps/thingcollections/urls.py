@@ -2,7 +2,7 @@
 slash forms answer."""
 from django.urls import path
 
-from apps.thingcollections import views
+from apps.thingcollections import pages, views
 
 collection = "collections/<int:collection_id>"
 user = "users/<username:username>"
@@ -16,4 +16,6 @@ urlpatterns: list = [
     path(f"{user}/collections", views.UserCollectionsView.as_view(), name="user-collections"),
     path(f"{user}/collections/<str:all>", views.UserCollectionsAllView.as_view(), name="user-collections-all"),
     path(f"{user}/all-collected-things", views.UserCollectedThingsView.as_view(), name="user-collected-things"),
+    # Site page (session): the collection's `absolute_url`.
+    path("collection:<int:collection_id>", pages.collection_page, name="collection-page"),
 ]

@@ -79,6 +79,7 @@ class ThingImages:
     annotations: Callable[[], dict]
     thumbnail_url: Callable[..., str | None]
     default_image: Callable[..., dict | None]
+    preview_url: Callable[..., str | None]  # a larger picture than the thumbnail
 
 
 _IMAGES: list[ThingImages] = []

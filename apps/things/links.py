@@ -29,6 +29,14 @@ def thing_thumbnail_url(thing) -> str:
     return url or _placeholder_url()
 
 
+def thing_preview_url(thing) -> str:
+    """A larger picture of the Thing than its thumbnail (a collection's `preview_image`): the default
+    image's preview size, else its first file's render, else the placeholder. Same annotations."""
+    images = thing_images()
+    url = images.preview_url(thing) if images is not None else None
+    return url or _placeholder_url()
+
+
 def thing_default_image(thing) -> dict | None:
     """docs/decisions.md `default_image`: the featured live image, else the first by rank; or None."""
     images = thing_images()

@@ -31,6 +31,7 @@ class UploadsConfig(AppConfig):
                 annotations=file_selectors.thing_image_annotations,
                 thumbnail_url=links.thing_thumbnail_url_from_annotations,
                 default_image=links.thing_default_image_from_annotations,
+                preview_url=links.thing_preview_url_from_annotations,
             )
         )
         # The Thing page's files section.

@@ -22,6 +22,7 @@ PUBLIC_PAGES = {
     "thing:<int:thing_id>",  # a published Thing's page (404 to whoever may not see it)
     "thing:<int:thing_id>/files/<int:file_id>/download",  # its files, like the page
     "make:<int:make_id>",
+    "collection:<int:collection_id>",  # a collection's page, its API `absolute_url` (collections are public)
     "signup/",
     "^login/?$",
     "^logout/?$",

@@ -13,3 +13,12 @@ def indexed_thing(**kwargs):
     thing = ThingFactory(**kwargs)
     thing_index_search(thing_ids=[thing.pk])
     return thing
+
+
+
+def hit_ids(response) -> list[int]:
+    """ids() of a search that named `type`: the modern `{total, hits}` answer (docs/decisions.md: Search shape)."""
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert set(body) == {"total", "hits"}, body
+    return [item["id"] for item in body["hits"]]
