@@ -20,3 +20,8 @@ class CommentsConfig(AppConfig):
             )
 
         event_target_register("comment", live_comments)
+
+        # The conversations of the Thing, make and group topic pages (apps.core.sections).
+        from apps.comments import pages
+
+        pages.register_sections()

@@ -1,7 +1,7 @@
 """One path() per spec path (spec §4.8); the core middleware makes both slash forms answer."""
 from django.urls import path
 
-from apps.groups import views
+from apps.groups import pages, views
 
 group = "groups/<int:group_id>"
 topic = "group-topics/<int:topic_id>"
@@ -17,4 +17,12 @@ urlpatterns: list = [
     path(f"{group}/group-topics", views.GroupTopicsView.as_view(), name="group-topics"),
     path(f"{topic}/", views.GroupTopicDetailView.as_view(), name="group-topic-detail"),
     path(f"{topic}/pin", views.GroupTopicPinView.as_view(), name="group-topic-pin"),
+    # Site pages (session, CSRF). A group's page is its `public_url`, /groups/<slug>: the API's own paths
+    # take an integer id there, so a slug of digits only is the API's (docs/decisions.md).
+    path("browse/groups", pages.group_list_page, name="group-list-page"),
+    path("groups/<slug:slug>", pages.group_page, name="group-page"),
+    path("groups/<slug:slug>/join", pages.group_join, name="group-page-join"),
+    path("groups/<slug:slug>/leave", pages.group_leave, name="group-page-leave"),
+    path("groups/<slug:slug>/topics/new", pages.topic_new, name="group-page-topic-new"),
+    path("groups/<slug:slug>/topics/<int:topic_id>", pages.topic_page, name="group-page-topic"),
 ]

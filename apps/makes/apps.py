@@ -20,3 +20,8 @@ class MakesConfig(AppConfig):
         # event-count: events about a make (likes of it, the make itself) stop counting once it is
         # deleted or hidden by a moderator, itself or with its Thing, as for Things and comments.
         event_target_register("make", lambda: Make.objects.filter(is_hidden=False, thing__is_hidden=False))
+
+        # The Thing page's makes, the profile's makes and the search type (registries).
+        from apps.makes import pages
+
+        pages.register()

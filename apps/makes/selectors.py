@@ -160,3 +160,14 @@ def make_get_for_page(make_id: int, *, viewer) -> Make:
     if make is None:
         raise NotFound()
     return make
+
+
+def make_search(*, term: str, viewer, params=None) -> QuerySet:
+    """Makes whose description or Thing's name holds every word of `term` (all of them without one),
+    newest first (the site's search page, `type=makes`)."""
+    from apps.search.selectors import search_words
+
+    qs = make_queryset(viewer=viewer)
+    for word in search_words(term):
+        qs = qs.filter(Q(description__icontains=word) | Q(thing__name__icontains=word))
+    return _newest_first(qs)

@@ -7,6 +7,11 @@ A feature app plugs its kind of item in from its AppConfig.ready():
 
 `search(term=, viewer=, params=)` returns an ordered queryset of what the viewer may see; the view
 paginates it, answers 404 when it is empty, and serialises it with `serializer_class`.
+
+The site's search page (/find) offers every registered type; a type registered with `in_api=False`
+(makes and collections, until their API shape is settled) is offered on the site only. `page_template`
+renders a page of results, after `page_prepare(items, viewer=)` when a type needs more than its rows
+(collections attach their thumbnails).
 """
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +31,10 @@ class SearchType:
     serializer_class: type
     sorts: tuple[str, ...] = (selectors.SORT_RELEVANT, selectors.SORT_NEWEST)
     filters: frozenset[str] = field(default_factory=frozenset)
+    label: str = ""
+    page_template: str = ""
+    page_prepare: Callable | None = None
+    in_api: bool = True
 
 
 SEARCH_TYPES: dict[str, SearchType] = {}
@@ -35,11 +44,16 @@ def search_type_register(search_type: SearchType) -> None:
     SEARCH_TYPES[search_type.name] = search_type
 
 
-def search_type_get(name: str | None) -> SearchType:
+def api_search_types() -> dict[str, SearchType]:
+    return {name: search_type for name, search_type in SEARCH_TYPES.items() if search_type.in_api}
+
+
+def search_type_get(name: str | None, *, api: bool = True) -> SearchType:
     """The registered type (`things` when none is given); 400 naming the supported ones otherwise."""
-    search_type = SEARCH_TYPES.get(name or DEFAULT_TYPE)
+    types = api_search_types() if api else SEARCH_TYPES
+    search_type = types.get(name or DEFAULT_TYPE)
     if search_type is None:
-        message = f"type must be one of: {', '.join(SEARCH_TYPES)}."
+        message = f"type must be one of: {', '.join(types)}."
         raise ValidationFailed(f"type: {message}", errors={"type": [message]})
     return search_type
 
@@ -66,10 +80,17 @@ search_type_register(
         serializer_class=ThingShortSerializer,
         sorts=selectors.THING_SORTS,
         filters=selectors.THING_FILTERS,
+        label="Things",
+        page_template="search/_things.html",
     )
 )
 search_type_register(
     SearchType(
-        name="users", search=selectors.user_search, serializer_class=UserSerializer, sorts=selectors.USER_SORTS
+        name="users",
+        search=selectors.user_search,
+        serializer_class=UserSerializer,
+        sorts=selectors.USER_SORTS,
+        label="Makers",
+        page_template="search/_users.html",
     )
 )

@@ -84,9 +84,9 @@ class SearchTypeFieldSchema(OpenApiSerializerFieldExtension):
     target_class = SearchTypeField
 
     def map_serializer_field(self, auto_schema, direction):
-        from apps.search.registry import SEARCH_TYPES
+        from apps.search.registry import api_search_types
 
-        names = [self.target.only] if self.target.only else sorted(SEARCH_TYPES)
+        names = [self.target.only] if self.target.only else sorted(api_search_types())
         return {"type": "string", "enum": names}
 
 

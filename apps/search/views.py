@@ -25,7 +25,7 @@ NOTHING_MATCHES = error("Nothing matches (spec §7).")
 # One item shape per registered `type` (apps register theirs at startup, so the list is read lazily).
 SEARCH_RESULTS = PolymorphicProxySerializer(
     component_name="SearchResult",
-    serializers=lambda: [search_type.serializer_class for search_type in registry.SEARCH_TYPES.values()],
+    serializers=lambda: [search_type.serializer_class for search_type in registry.api_search_types().values()],
     resource_type_field_name=None,
     many=True,
 )

@@ -128,3 +128,37 @@ def thing_list_collected_by(*, user, viewer) -> QuerySet:
         .annotate(last_collected=last_collected)
         .order_by(F("last_collected").desc(), "-id")
     )
+
+
+# --- the site's pages ----------------------------------------------------------------------------------
+
+
+def collection_list_for_picker(*, owner, thing_id: int) -> QuerySet:
+    """`owner`'s collections for the Thing page's "collect" dialog, each with `has_thing` (this Thing is
+    in it), the most recently changed first: one query."""
+    from django.db.models import Exists
+
+    holds = CollectionThing.objects.filter(collection=OuterRef("pk"), thing_id=thing_id)
+    return (
+        Collection.objects.filter(creator_id=owner.pk)
+        .annotate(has_thing=Exists(holds))
+        .only("id", "name", "creator_id", "modified")
+        .order_by("-modified", "-id")
+    )
+
+
+def collection_search(*, term: str, viewer, params=None) -> QuerySet:
+    """Collections whose name or description holds every word of `term` (all of them without one): name
+    matches first, then the most recently changed (the site's search page, `type=collections`)."""
+    from django.db.models import Case, IntegerField as Int, When
+
+    from apps.search.selectors import search_words
+
+    words = search_words(term)
+    qs = collection_queryset(viewer=viewer)
+    for word in words:
+        qs = qs.filter(Q(name__icontains=word) | Q(description__icontains=word))
+    if words and getattr(params, "sort", "relevant") != "newest":
+        rank = Case(When(name__icontains=words[0], then=Value(1)), default=Value(0), output_field=Int())
+        return qs.annotate(name_match=rank).order_by("-name_match", "-modified", "-id")
+    return qs.order_by("-modified", "-id")

@@ -12,3 +12,8 @@ class ThingsConfig(AppConfig):
 
         # event-count: events about a Thing (likes, collects) stop counting once it is deleted or hidden.
         event_target_register("thing", lambda: Thing.objects.filter(is_hidden=False))
+
+        # The profile's "Things" and "Likes" tabs (apps.accounts.profiles).
+        from apps.things.pages import profile
+
+        profile.register()

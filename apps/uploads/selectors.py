@@ -143,3 +143,21 @@ def thing_list_downloaded_by(*, user, viewer) -> QuerySet:
 def thing_package_get(*, thing_id) -> ThingPackage | None:
     return ThingPackage.objects.filter(thing_id=thing_id).first()
 
+
+
+# --- the site's upload pages ---------------------------------------------------------------------------
+
+
+def upload_get_own(upload_id, *, owner):
+    """One of `owner`'s uploads with what it became (file or image): 404 for anyone else's or unknown."""
+    from apps.uploads.models import Upload
+
+    upload = Upload.objects.select_related("file", "image").filter(pk=_pk(upload_id), owner_id=owner.pk).first()
+    if upload is None:
+        raise NotFound()
+    return upload
+
+
+def thing_image_list_live(*, thing) -> QuerySet:
+    """The live images of a Thing in gallery order (rank, then oldest), for every viewer."""
+    return Image.objects.filter(thing=thing, status=LIVE).order_by("rank", "added", "id")

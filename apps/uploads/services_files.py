@@ -81,3 +81,19 @@ def file_download(*, file: ThingFile, user) -> str:
         Thing.objects.filter(pk=file.thing_id).update(download_count=F("download_count") + 1)
     return store.download_url(file.key, filename=file.name)
 
+
+
+def image_reorder(*, thing, image_ids: list[int]) -> None:
+    """Give the Thing's images the order of `image_ids` (ranks 0, 1, 2 …); images of `image_ids` that are
+    not this Thing's are ignored, and those missing from it keep their rank (the site sends them all)."""
+    from django.db.models import Case, IntegerField, Value, When
+
+    with transaction.atomic():
+        # Serialised on the Thing's row, as featuring is: two reorders never interleave.
+        Thing.objects.select_for_update().filter(pk=thing.pk).values_list("pk").first()
+        ranks = {image_id: rank for rank, image_id in enumerate(dict.fromkeys(image_ids))}
+        if not ranks:
+            return
+        Image.objects.filter(thing_id=thing.pk, pk__in=ranks).update(
+            rank=Case(*[When(pk=pk, then=Value(rank)) for pk, rank in ranks.items()], output_field=IntegerField())
+        )

@@ -6,6 +6,7 @@ from django.urls import path
 from apps.core.routing import combine
 from apps.uploads import views
 from apps.uploads.urls_files import urlpatterns as files_urlpatterns
+from apps.uploads.urls_pages import urlpatterns as page_urlpatterns
 from apps.uploads.views_files import ThingFilesView
 
 urlpatterns: list = [
@@ -26,4 +27,4 @@ urlpatterns: list = [
         name="user-cover-image",
     ),
     path("files/<int:upload_id>/finalize", views.UploadFinalizeView.as_view(), name="upload-finalize"),
-] + files_urlpatterns
+] + files_urlpatterns + page_urlpatterns

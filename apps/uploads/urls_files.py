@@ -4,14 +4,11 @@
 """
 from django.urls import path
 
-from apps.uploads import pages
 from apps.uploads import views_files as views
 
 thing = "things/<int:thing_id>"
 
 urlpatterns: list = [
-    # Site page route (session): the download links of the Thing page.
-    path("thing:<int:thing_id>/files/<int:file_id>/download", pages.file_download_page, name="file-download-page"),
     path(f"{thing}/files/<int:file_id>", views.ThingFileDetailView.as_view(), name="thing-file-detail"),
     path(f"{thing}/images", views.ThingImagesView.as_view(), name="thing-images"),
     path(f"{thing}/images/<int:image_id>", views.ThingImageDetailView.as_view(), name="thing-image-detail"),

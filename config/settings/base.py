@@ -138,6 +138,20 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "apps.core.staticfiles.NodeModulesFinder",
+]
+# Front-end libraries from the npm registry (package.json, package-lock.json; `npm ci` fills
+# node_modules): only these files are served, as /static/<prefix>/<name> (apps/core/staticfiles.py).
+NODE_MODULES_DIR = BASE_DIR / "node_modules"
+NODE_STATIC_FILES = [
+    ("vendor/three", "three/build", ["three.module.js", "three.core.js"]),
+    ("vendor/three/addons/controls", "three/examples/jsm/controls", ["OrbitControls.js"]),
+]
+# Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 
 STORAGES = {
     "default": {"BACKEND": "storages.backends.s3.S3Storage"},

@@ -1,0 +1,20 @@
+"""The site's pages of files, images and uploads (session login, CSRF on every POST); none of them is
+part of the REST API."""
+from django.urls import path
+
+from apps.uploads import pages
+
+thing = "thing:<int:thing_id>"
+
+urlpatterns: list = [
+    path(f"{thing}/files/<int:file_id>/download", pages.file_download_page, name="file-download-page"),
+    path(f"{thing}/files/status", pages.thing_files_status, name="thing-files-status"),
+    path(f"{thing}/package", pages.thing_package_page, name="thing-package-page"),
+    path(f"{thing}/uploads", pages.thing_upload_start, name="thing-upload-start"),
+    path("account/uploads/<int:upload_id>/finalize", pages.upload_finalize_page, name="upload-finalize-page"),
+    path(f"{thing}/files/<int:file_id>/delete", pages.file_delete_page, name="file-delete-page"),
+    path(f"{thing}/images/<int:image_id>/delete", pages.image_delete_page, name="image-delete-page"),
+    path(f"{thing}/images/<int:image_id>/feature", pages.image_feature_page, name="image-feature-page"),
+    path(f"{thing}/images/<int:image_id>/move", pages.image_move_page, name="image-move-page"),
+    path(f"{thing}/images/order", pages.image_order_page, name="image-order-page"),
+]
