@@ -165,6 +165,23 @@ def _authorized_apps(n, user):
     return "/account/apps"
 
 
+def _portal_list(n, user):
+    for _ in range(n):
+        ApplicationFactory(user=user)
+    return "/developers/apps/"
+
+
+def _portal_app(n, user):
+    from apps.webhooks.models import Attempt, Delivery
+    from django.utils import timezone
+
+    app = ApplicationFactory(user=user, webhook_url="https://hooks.example.com/x")
+    for i in range(n):
+        delivery = Delivery.objects.create(application=app, event="ping", message_id=f"msg_{i}", payload={})
+        Attempt.objects.create(delivery=delivery, number=1, started_at=timezone.now(), status_code=200)
+    return f"/developers/apps/{app.pk}/"
+
+
 def _new_remix(n, user):
     return "/new?" + "&".join(f"remix={t.pk}" for t in _things(n))
 
@@ -223,6 +240,11 @@ PAGES = [
     Page("orders", _orders, 4, signed_in=True),
     # session, user, the authorizations with their apps
     Page("authorized apps", _authorized_apps, 3, signed_in=True),
+    # the developer portal (issue 15 gives it the one stylesheet; its pages predate it):
+    # session, user, the user's apps with their user counts
+    Page("portal app list", _portal_list, 3, signed_in=True),
+    # session, user, the app, its user count, its read-only token, the deliveries, their attempts
+    Page("portal app detail", _portal_app, 7, signed_in=True),
 ]
 
 
