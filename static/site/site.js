@@ -96,7 +96,7 @@
     var button = form.querySelector("button");
     var data = new FormData(form);
     button.disabled = true;
-    post(form.action, data).then(function (body) {
+    post(form.getAttribute("action"), data).then(function (body) {
       button.disabled = false;
       if (!body.ok) {
         announce(body.error || "That did not work.");
