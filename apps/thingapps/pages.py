@@ -337,5 +337,5 @@ def register_sections() -> None:
     from apps.core.sections import PageSection, page_section_register
 
     page_section_register(
-        PageSection("thing", "thing-apps", "main", "thingapps/host.html", thing_apps_section, order=80)
+        PageSection("thing", "thing-apps", "main", "thingapps/host.html", thing_apps_section, order=35)
     )

@@ -8,20 +8,17 @@
  * two fingers). Without WebGL, or when the geometry cannot be loaded, the stage shows the model's render
  * (the PNG the processing also wrote) and says why.
  */
-import {
-  BufferGeometryLoader,
-  Color,
-  DirectionalLight,
-  GridHelper,
-  HemisphereLight,
-  Mesh,
-  MeshStandardMaterial,
-  PerspectiveCamera,
-  Scene,
-  Vector3,
-  WebGLRenderer,
-} from "three";
-import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+// three.js (about 1.3 MB) is loaded when a model is first shown, not with every Thing page.
+let three = null;
+
+function loadThree() {
+  if (!three) {
+    three = Promise.all([import("three"), import("three/addons/controls/OrbitControls.js")]).then(
+      ([core, controls]) => ({ ...core, OrbitControls: controls.OrbitControls }),
+    );
+  }
+  return three;
+}
 
 const MODEL_COLOR = 0x2a7fd6;
 
@@ -36,7 +33,11 @@ export function webglAvailable() {
 
 /** A three.js view of one geometry in `container`; `dispose()` frees the GPU context. */
 class ModelView {
-  constructor(container, geometryJson) {
+  constructor(container, geometryJson, THREE) {
+    const {
+      BufferGeometryLoader, Color, DirectionalLight, GridHelper, HemisphereLight, Mesh, MeshStandardMaterial,
+      OrbitControls, PerspectiveCamera, Scene, Vector3, WebGLRenderer,
+    } = THREE;
     this.container = container;
     const loader = new BufferGeometryLoader();
     const geometry = loader.parse(geometryJson);
@@ -199,11 +200,15 @@ class Gallery {
     stage.appendChild(holder);
     setStatus(stage, `Loading ${name} in 3D…`);
     try {
-      const response = await fetch(button.dataset.geometry, { credentials: "omit" });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const json = await response.json();
+      const [THREE, json] = await Promise.all([
+        loadThree(),
+        fetch(button.dataset.geometry, { credentials: "omit" }).then((response) => {
+          if (!response.ok) throw new Error(`HTTP ${response.status}`);
+          return response.json();
+        }),
+      ]);
       if (token !== this.token) return; // another item was chosen meanwhile
-      this.view = new ModelView(holder, json);
+      this.view = new ModelView(holder, json, THREE);
       this.view.canvas.setAttribute("aria-label", `3D preview of ${name}: drag to turn, scroll or pinch to zoom`);
       setStatus(stage, "");
       const hint = document.createElement("p");

@@ -344,3 +344,21 @@ def test_another_user_finds_likes_collects_comments_makes_and_downloads_all(
     phone.goto(f"{live_server.url}/thing:{thing.pk}")
     assert phone.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(phone, "site-thing-390", full_page=True)
+
+
+def test_without_webgl_the_preview_falls_back_to_the_render(visitor, live_server, published, screenshot):
+    page = visitor(viewport=DESKTOP)
+    # A browser without WebGL: every WebGL context request fails.
+    page.add_init_script("""
+        const original = HTMLCanvasElement.prototype.getContext;
+        HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+            return /webgl/i.test(kind) ? null : original.call(this, kind, ...rest);
+        };
+    """)
+    page.goto(f"{live_server.url}/thing:{published['thing'].pk}")
+    page.locator("[data-gallery-item][data-kind=model]").click()
+    page.wait_for_selector("[data-stage][data-state=fallback]")
+    stage = page.locator("[data-stage]")
+    assert stage.locator("img").get_attribute("alt") == "Render of ring.stl"
+    assert "needs WebGL: showing the render instead" in stage.text_content()
+    assert stage.locator("canvas").count() == 0
