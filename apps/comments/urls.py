@@ -28,5 +28,5 @@ urlpatterns: list = [
     # Site pages (session, CSRF): posting from the Thing, make and group topic pages.
     path("thing:<int:thing_id>/comments", pages.thing_comment_post, name="thing-page-comment"),
     path("make:<int:make_id>/comments", pages.make_comment_post, name="make-page-comment"),
-    path("groups/<slug:slug>/topics/<int:topic_id>/comments", pages.topic_comment_post, name="topic-page-comment"),
+    path("groups/<group_slug:slug>/topics/<int:topic_id>/comments", pages.topic_comment_post, name="topic-page-comment"),
 ]

@@ -31,8 +31,8 @@ PUBLIC_PAGES = {
     "browse/popular",
     "browse/featured",
     "browse/groups",
-    "groups/<slug:slug>",
-    "groups/<slug:slug>/topics/<int:topic_id>",
+    "groups/<group_slug:slug>",
+    "groups/<group_slug:slug>/topics/<int:topic_id>",
     "collection:<int:collection_id>",
     "@<str:username>/<slug:tab>",
     "thing:<int:thing_id>/files/status",  # the Thing page's live file list, as the page shows it

@@ -77,3 +77,9 @@ def test_the_group_page_shows_its_members(browser):
     for _ in range(3):
         GroupMember.objects.create(group=group, user=UserFactory())
     assert browser.get("/groups/crowd").content.decode().count('class="avatar"') >= 4
+
+
+def test_the_page_route_leaves_the_apis_groups_id_without_its_slash_to_the_api(api):
+    group = GroupFactory(slug="resin")
+    assert api.get(f"/groups/{group.pk}").json()["slug"] == "resin"  # the API, not the page
+    assert api.get("/groups/999999").json()["type"] == "NOT_FOUND"
