@@ -4,6 +4,7 @@ Each row of PAGES builds `n` of what the page lists (Things, files, images, comm
 signs the right visitor in, and names the page; the test asserts the exact count for n = 1 and n = 30.
 The comment of each row names its queries. A signed-in visitor adds two: the session and the user.
 """
+
 from dataclasses import dataclass
 from collections.abc import Callable
 
@@ -21,7 +22,7 @@ from apps.oauth.tests.factories import ApplicationFactory
 from apps.orders.tests.factories import OrderFactory
 from apps.search.services import thing_index_search
 from apps.things import services as thing_services
-from apps.things.models import Remix, Thing
+from apps.things.models import Remix
 from apps.things.tests.factories import ThingFactory, category
 from apps.thingcollections.tests.factories import CollectionFactory, CollectionThingFactory
 from apps.uploads.tests.file_factories import ImageFactory, ThingFileFactory
@@ -86,7 +87,9 @@ def _find_makes(n, user):
 def _thing(n, user, *, owner=False):
     thing = ThingFactory(creator=user if owner else UserFactory(), tags=[f"t{i}" for i in range(n)])
     for i in range(n):
-        ThingFileFactory(thing=thing, name=f"part{i}.stl", meta_data={"triangles": 12, "size_mm": {"x": 1, "y": 2, "z": 3}})
+        ThingFileFactory(
+            thing=thing, name=f"part{i}.stl", meta_data={"triangles": 12, "size_mm": {"x": 1, "y": 2, "z": 3}}
+        )
         ImageFactory(thing=thing)
         parent = CommentFactory(thing=thing)
         CommentFactory(parent=parent)
@@ -192,8 +195,14 @@ PAGES = [
     # count, page of cards
     Page("newest", lambda n, u: (_things(n), "/browse/newest")[1], 2, shows=_cards),
     Page("popular", lambda n, u: (_things(n), "/browse/popular")[1], 2),
-    Page("featured", lambda n, u: ([thing_services.thing_set_featured(thing=t, featured=True) for t in _things(n)],
-                                   "/browse/featured")[1], 2),
+    Page(
+        "featured",
+        lambda n, u: (
+            [thing_services.thing_set_featured(thing=t, featured=True) for t in _things(n)],
+            "/browse/featured",
+        )[1],
+        2,
+    ),
     # the category tree with counts
     Page("categories", lambda n, u: (_things(n, category=category("hobby")), "/browse/categories")[1], 1),
     # the category, its sub-categories, count, page of cards
@@ -209,8 +218,12 @@ PAGES = [
     # count, page of makes
     Page("search makes", _find_makes, 2, shows=_cards),
     # the Thing, its tags, derivatives, ancestors; files, images, makes, comments
-    Page("Thing page (visitor)", lambda n, u: f"/thing:{_thing(n, u).pk}", 8,
-         shows=lambda html, n: html.count('class="file-row"') == n and html.count('class="comment"') == 2 * n),
+    Page(
+        "Thing page (visitor)",
+        lambda n, u: f"/thing:{_thing(n, u).pk}",
+        8,
+        shows=lambda html, n: html.count('class="file-row"') == n and html.count('class="comment"') == 2 * n,
+    ),
     # + session, user, the user's collections for "collect", the Thing apps
     Page("Thing page (signed in)", lambda n, u: f"/thing:{_thing(n, u).pk}", 12, signed_in=True),
     # session, user, the Thing and its tags, the category choices, files, images

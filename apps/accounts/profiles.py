@@ -6,6 +6,7 @@ and the profile page paginates what the tab's `listing(owner=, viewer=)` returns
 `viewer` may see, through that app's selectors) and renders it with the tab's template. `prepare(items,
 viewer=)` may complete a page of rows (collections attach their thumbnails) without a query per row.
 """
+
 from collections.abc import Callable
 from dataclasses import dataclass
 

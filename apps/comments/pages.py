@@ -2,6 +2,7 @@
 topic, with a form to post and one to reply under each comment. The same selectors and services as the
 API's `…/comments` endpoints (spec §4.6), so visibility, membership and depth rules are theirs.
 """
+
 from django import forms
 from django.http import Http404
 from django.views.decorators.http import require_POST
@@ -43,11 +44,15 @@ def comments_context(*, request, target, post_url: str, can_post: bool, why_not:
 
 
 def thing_comments_section(*, request, target, shared):
-    return comments_context(request=request, target=target, post_url=f"/thing:{target.pk}/comments", can_post=True)
+    return comments_context(
+        request=request, target=target, post_url=f"/thing:{target.pk}/comments", can_post=True
+    )
 
 
 def make_comments_section(*, request, target, shared):
-    return comments_context(request=request, target=target, post_url=f"/make:{target.pk}/comments", can_post=True)
+    return comments_context(
+        request=request, target=target, post_url=f"/make:{target.pk}/comments", can_post=True
+    )
 
 
 def topic_comments_section(*, request, target, shared):
@@ -66,7 +71,9 @@ def register_sections() -> None:
     for section in (
         PageSection("thing", "comments", "main", "comments/_section.html", thing_comments_section, order=60),
         PageSection("make", "comments", "main", "comments/_section.html", make_comments_section, order=60),
-        PageSection("group-topic", "comments", "main", "comments/_section.html", topic_comments_section, order=60),
+        PageSection(
+            "group-topic", "comments", "main", "comments/_section.html", topic_comments_section, order=60
+        ),
     ):
         page_section_register(section)
 
@@ -95,7 +102,9 @@ def _post(request, target, *, back: str):
     except DomainError as exc:
         return refused(request, exc, next_url=back)
     anchor = f"{back}#comment-{comment.pk}"
-    return done(request, message="Your comment is posted.", data={"id": comment.pk, "url": anchor}, next_url=anchor)
+    return done(
+        request, message="Your comment is posted.", data={"id": comment.pk, "url": anchor}, next_url=anchor
+    )
 
 
 @login_required_page

@@ -6,18 +6,50 @@ iframes and forms, and every link that is not an absolute http, https or mailto 
 rel="nofollow noopener". Callers choose the tags (comments: text formatting; Thing descriptions: the same
 plus tables).
 """
+
 import hashlib
 
 import markdown
 import nh3
 from django.core.cache import cache
 
-TEXT_TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
-    "i", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "ul",
-})
+TEXT_TAGS = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "code",
+        "del",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "s",
+        "strong",
+        "sub",
+        "sup",
+        "ul",
+    }
+)
 TABLE_TAGS = frozenset({"table", "thead", "tbody", "tr", "th", "td"})
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "ol": {"start"}, "th": {"align"}, "td": {"align"}}
+ALLOWED_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "abbr": {"title"},
+    "ol": {"start"},
+    "th": {"align"},
+    "td": {"align"},
+}
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 LINK_REL = "nofollow noopener"
 EXTENSIONS = ("fenced_code", "sane_lists", "nl2br")

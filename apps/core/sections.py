@@ -10,6 +10,7 @@ A section's `context(request=, target=, shared=)` reads through its own app's se
 context of its template, or None to show nothing. `shared` is one dict per page view, so sections of
 the same app load their rows once (the gallery and the file list share one files-and-images read).
 """
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -50,5 +51,7 @@ def page_sections(page: str, *, request, target) -> dict[str, list[dict]]:
             continue
         context = section.context(request=request, target=target, shared=shared)
         if context is not None:
-            rendered[section.slot].append({"name": section.name, "template": section.template, "context": context})
+            rendered[section.slot].append(
+                {"name": section.name, "template": section.template, "context": context}
+            )
     return rendered

@@ -5,6 +5,7 @@ A write is a POST form that works without JavaScript (it redirects back with a m
 scripts send the same POST with `Accept: application/json` and get JSON instead, so a like or an
 upload never reloads the page.
 """
+
 import functools
 import json
 

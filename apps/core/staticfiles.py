@@ -5,6 +5,7 @@ Docker build) puts them in `node_modules/`. This finder exposes only the files t
 under a static prefix of ours (settings.NODE_STATIC_FILES), so `collectstatic`, WhiteNoise and the
 `{% static %}` tag treat them like any other static file, and the rest of node_modules stays private.
 """
+
 import os
 
 from django.conf import settings

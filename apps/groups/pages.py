@@ -2,6 +2,7 @@
 `public_url` (/groups/<slug>), a topic's page with its conversation, joining, leaving and posting a
 topic. The same selectors and services as spec §4.8's endpoints; comments are apps.comments' section.
 """
+
 from django import forms
 from django.contrib import messages
 from django.http import Http404
@@ -18,7 +19,12 @@ from apps.uploads.links import store_url
 MEMBERS_SHOWN = 12
 TOPICS_SHOWN = 20
 THINGS_PER_PAGE = 12
-SORT_LABELS = {"members": "Most members", "activity": "Recently active", "topics": "Most topics", "newest": "Newest"}
+SORT_LABELS = {
+    "members": "Most members",
+    "activity": "Recently active",
+    "topics": "Most topics",
+    "newest": "Newest",
+}
 
 
 class TopicForm(forms.Form):

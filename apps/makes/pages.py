@@ -5,6 +5,7 @@ page's makes with "I made one", and the make's writes (description, like, delete
 signed form of the photo, the browser posts the bytes straight to the store, the page finalizes, and the
 make is created at finalize with that photo (so an abandoned upload leaves no empty make).
 """
+
 from django import forms
 from django.contrib import messages
 from django.http import Http404, JsonResponse
@@ -51,7 +52,9 @@ def makes_section(*, request, target, shared):
 
 
 def register() -> None:
-    page_section_register(PageSection("thing", "makes", "main", "makes/_section.html", makes_section, order=50))
+    page_section_register(
+        PageSection("thing", "makes", "main", "makes/_section.html", makes_section, order=50)
+    )
     profile_tab_register(
         ProfileTab(
             slug="makes",
@@ -135,7 +138,13 @@ def make_upload_start(request, thing_id: int):
     except DomainError as exc:
         return refused(request, exc, next_url=thing_public_url(thing.pk))
     return JsonResponse(
-        {"ok": True, "upload_id": upload.pk, "name": upload.filename, "kind": "image", **upload_descriptor(upload=upload)}
+        {
+            "ok": True,
+            "upload_id": upload.pk,
+            "name": upload.filename,
+            "kind": "image",
+            **upload_descriptor(upload=upload),
+        }
     )
 
 

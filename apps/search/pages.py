@@ -3,6 +3,7 @@ sort filters and paging. The same registry and selectors as GET /search/{term}/ 
 visibility rules and the result window are the API's; makes and collections are offered here too
 (their apps register them: apps.search.registry, `in_api=False`).
 """
+
 from django.shortcuts import render
 
 from apps.core.exceptions import ValidationFailed

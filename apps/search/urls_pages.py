@@ -1,4 +1,5 @@
 """The site's search page (not part of the REST API: /search/… is the API's)."""
+
 from django.urls import path
 
 from apps.search import pages

@@ -3,6 +3,7 @@ one, collecting a Thing from its page and taking it out again. The same selector
 §4.5's endpoints, with `application=None`: the user's own session is not limited by the per-app rules,
 and a collection made on the site can be changed by no app (docs/decisions.md: Collections).
 """
+
 from django import forms
 from django.contrib import messages
 from django.http import Http404
@@ -56,7 +57,9 @@ def collect_section(*, request, target, shared):
 
 def register() -> None:
     page_section_register(
-        PageSection("thing", "collect", "actions", "thingcollections/_collect.html", collect_section, order=20)
+        PageSection(
+            "thing", "collect", "actions", "thingcollections/_collect.html", collect_section, order=20
+        )
     )
     profile_tab_register(
         ProfileTab(
@@ -128,7 +131,9 @@ def collection_new(request):
         collection = services.collection_create(creator=request.user, **form.cleaned_data)
         messages.success(request, f"Collection “{collection.name}” created.")
         return redirect(collection_url(collection))
-    return render(request, "thingcollections/collection_new.html", {"form": form}, status=400 if form.errors else 200)
+    return render(
+        request, "thingcollections/collection_new.html", {"form": form}, status=400 if form.errors else 200
+    )
 
 
 @login_required_page
@@ -138,7 +143,11 @@ def collection_edit(request, collection_id: int):
     form = CollectionForm(request.POST)
     if not form.is_valid():
         errors = {name: [str(m) for m in msgs] for name, msgs in form.errors.items()}
-        return refused(request, ValidationFailed("A collection needs a name.", errors=errors), next_url=collection_url(collection))
+        return refused(
+            request,
+            ValidationFailed("A collection needs a name.", errors=errors),
+            next_url=collection_url(collection),
+        )
     services.collection_update(collection=collection, user=request.user, data=form.cleaned_data)
     return done(request, message="Collection saved.", next_url=collection_url(collection))
 

@@ -1,5 +1,6 @@
 """The site's Thing form (/new and /thing:<id>/edit). It checks shape only; services.thing_create and
 thing_update decide, with the same rules as POST /things/ and PATCH /things/{id}/."""
+
 from django import forms
 
 from apps.core.licenses import THING_LICENSE_CHOICES, THING_LICENSES
@@ -37,7 +38,9 @@ class ThingForm(forms.Form):
         help_text="Separate tags with commas, e.g. bracket, shelf, wall mount.",
     )
     is_wip = forms.BooleanField(
-        required=False, label="Work in progress", help_text="Say it is not finished yet; it can still be published."
+        required=False,
+        label="Work in progress",
+        help_text="Say it is not finished yet; it can still be published.",
     )
 
     def __init__(self, *args, categories: list[tuple[str, str]], **kwargs):

@@ -1,5 +1,6 @@
 """The site's pages of Things (session login): none of them is part of the REST API. Their shapes
 cannot collide with an API path (docs/decisions.md: Addresses)."""
+
 from django.urls import path
 
 from apps.things.pages import browse, edit, thing

@@ -9,6 +9,7 @@
 - Downloads (one file, or the package ZIP with a "preparing…" state), and the owner's changes: delete a
   file or an image, feature an image, reorder the images.
 """
+
 from django.http import Http404, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -53,7 +54,9 @@ def file_row(file, *, thing_id: int) -> dict:
         "triangles": meta.get("triangles"),
         "dimensions": _dimensions(meta),
         "thumbnail": links.file_thumbnail_url(file),
-        "geometry_url": links.store_url(file.threejs_key) if file.threejs_key and file.status == "live" else "",
+        "geometry_url": links.store_url(file.threejs_key)
+        if file.threejs_key and file.status == "live"
+        else "",
         "download": f"/thing:{thing_id}/files/{file.pk}/download",
         "is_live": file.status == ProcessingStatus.LIVE,
     }
@@ -81,7 +84,10 @@ def image_row(image) -> dict:
 def _media(request, thing, shared: dict) -> dict:
     """The Thing's files and images as the viewer may see them: two queries, shared by the sections."""
     if "uploads" not in shared:
-        files = [file_row(f, thing_id=thing.pk) for f in selectors.thing_file_list(thing=thing, viewer=request.user)]
+        files = [
+            file_row(f, thing_id=thing.pk)
+            for f in selectors.thing_file_list(thing=thing, viewer=request.user)
+        ]
         images = [image_row(i) for i in selectors.thing_image_list(thing=thing, viewer=request.user)]
         shared["uploads"] = {
             "files": files,
@@ -126,10 +132,16 @@ def manager_section(*, request, target, shared):
 
 def register_sections() -> None:
     for section in (
-        PageSection("thing", "uploads-gallery", "gallery", "uploads/_gallery.html", gallery_section, order=10),
-        PageSection("thing", "uploads-download", "actions", "uploads/_download_all.html", download_section, order=40),
+        PageSection(
+            "thing", "uploads-gallery", "gallery", "uploads/_gallery.html", gallery_section, order=10
+        ),
+        PageSection(
+            "thing", "uploads-download", "actions", "uploads/_download_all.html", download_section, order=40
+        ),
         PageSection("thing", "uploads-files", "main", "uploads/_files_section.html", files_section, order=30),
-        PageSection("thing-edit", "uploads-manager", "edit", "uploads/_manager.html", manager_section, order=10),
+        PageSection(
+            "thing-edit", "uploads-manager", "edit", "uploads/_manager.html", manager_section, order=10
+        ),
     ):
         page_section_register(section)
 
@@ -173,7 +185,9 @@ def thing_files_status(request, thing_id: int):
     manage = is_owner and request.GET.get("view") == "edit"
     context = {"section": media, "thing": thing, "is_owner": is_owner, "manage": manage}
     states = {f"file:{row['id']}": {"status": row["status"], "error": row["error"]} for row in media["files"]}
-    states.update({f"image:{row['id']}": {"status": row["status"], "error": row["error"]} for row in media["images"]})
+    states.update(
+        {f"image:{row['id']}": {"status": row["status"], "error": row["error"]} for row in media["images"]}
+    )
     body = {
         "settled": media["settled"],
         "states": states,
@@ -207,8 +221,17 @@ def thing_package_page(request, thing_id: int):
 
 
 def _descriptor(upload: Upload) -> dict:
-    kind = "image" if upload.kind in (Upload.Kind.THING_IMAGE, Upload.Kind.COPY_NEW, Upload.Kind.COPY_IMAGE) else "file"
-    return {"upload_id": upload.pk, "name": upload.filename, "kind": kind, **services.upload_descriptor(upload=upload)}
+    kind = (
+        "image"
+        if upload.kind in (Upload.Kind.THING_IMAGE, Upload.Kind.COPY_NEW, Upload.Kind.COPY_IMAGE)
+        else "file"
+    )
+    return {
+        "upload_id": upload.pk,
+        "name": upload.filename,
+        "kind": kind,
+        **services.upload_descriptor(upload=upload),
+    }
 
 
 def descriptor_response(upload: Upload) -> JsonResponse:
@@ -253,7 +276,9 @@ def upload_finalize_page(request, upload_id: int):
     except DomainError as exc:
         if isinstance(exc, NotFound) or exc.status_code == 403:
             return JsonResponse({"ok": False, "error": "Not Found", "type": "NOT_FOUND"}, status=404)
-        return JsonResponse({"ok": False, "error": exc.message, "type": exc.error_type}, status=exc.status_code)
+        return JsonResponse(
+            {"ok": False, "error": exc.message, "type": exc.error_type}, status=exc.status_code
+        )
     return JsonResponse({"ok": True, **_after_finalize(upload)})
 
 
@@ -324,7 +349,8 @@ def image_order_page(request, thing_id: int):
     thing = _own_or_404(request, thing_id)
     raw = json_body(request).get("ids")
     if not isinstance(raw, list) or not all(isinstance(i, int) for i in raw):
-        return JsonResponse({"ok": False, "error": "ids must be a list of image ids.", "type": "BAD_REQUEST"}, status=400)
+        return JsonResponse(
+            {"ok": False, "error": "ids must be a list of image ids.", "type": "BAD_REQUEST"}, status=400
+        )
     services_files.image_reorder(thing=thing, image_ids=raw)
     return done(request, data={"order": raw}, next_url=_edit_url(thing))
-

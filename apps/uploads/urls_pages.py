@@ -1,5 +1,6 @@
 """The site's pages of files, images and uploads (session login, CSRF on every POST); none of them is
 part of the REST API."""
+
 from django.urls import path
 
 from apps.uploads import pages

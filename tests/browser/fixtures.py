@@ -19,7 +19,12 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 SCREENSHOTS = os.environ.get("THINGYARD_SCREENSHOTS", "") not in ("", "0")
 SCREENSHOT_DIR = Path(settings.BASE_DIR) / "docs" / "img"
 # SwiftShader gives headless Chromium a software WebGL: the Thing page's 3D preview really draws.
-CHROMIUM_ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+    "--ignore-gpu-blocklist",
+]
 
 
 def pytest_configure(config):
@@ -91,7 +96,11 @@ def site_urls(settings, live_server):
     from apps.things import links as thing_links
     from apps.uploads import links as upload_links
 
-    caches = (thing_links._placeholder_url, upload_links.placeholder_thumbnail_url, account_links._default_avatar_url)
+    caches = (
+        thing_links._placeholder_url,
+        upload_links.placeholder_thumbnail_url,
+        account_links._default_avatar_url,
+    )
     settings.SITE_URL = settings.API_BASE_URL = settings.AUTH_BASE_URL = live_server.url
     for cached in caches:
         cached.cache_clear()

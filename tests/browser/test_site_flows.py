@@ -9,6 +9,7 @@
 
 `make screenshots` runs these with THINGYARD_SCREENSHOTS=1 and refreshes docs/img/site-*.png.
 """
+
 import base64
 import io
 import math
@@ -44,9 +45,14 @@ UPLOAD_BYTES_PER_SECOND = 160_000
 
 def ring_stl(segments: int = 64, sides: int = 32) -> bytes:
     """A binary STL of a torus lying on the bed (about 200 KB): a cable ring."""
+
     def point(i, j):
         u, v = 2 * math.pi * i / segments, 2 * math.pi * j / sides
-        return ((20 + 6 * math.cos(v)) * math.cos(u), (20 + 6 * math.cos(v)) * math.sin(u), 6 + 6 * math.sin(v))
+        return (
+            (20 + 6 * math.cos(v)) * math.cos(u),
+            (20 + 6 * math.cos(v)) * math.sin(u),
+            6 + 6 * math.sin(v),
+        )
 
     triangles = []
     for i in range(segments):
@@ -110,12 +116,16 @@ def test_a_new_user_from_an_apps_authorize_link_signs_up_and_comes_back_to_conse
     visitor, live_server, screenshot
 ):
     app = ApplicationFactory(
-        name="Print Farm", description="Queues your prints.", redirect_uris="https://printfarm.example/callback"
+        name="Print Farm",
+        description="Queues your prints.",
+        redirect_uris="https://printfarm.example/callback",
     )
     page = visitor(viewport=DESKTOP)
     page.route("https://printfarm.example/**", lambda route: route.fulfill(status=200, body="the app"))
-    authorize = (f"{live_server.url}/login/oauth/authorize?client_id={app.client_id}&response_type=code"
-                 "&redirect_uri=https://printfarm.example/callback&state=xyz")
+    authorize = (
+        f"{live_server.url}/login/oauth/authorize?client_id={app.client_id}&response_type=code"
+        "&redirect_uri=https://printfarm.example/callback&state=xyz"
+    )
     page.goto(authorize)
     page.wait_for_url(re.compile(r"/login/\?next="))
     assert "Log in to continue to the application" in page.content()
@@ -160,13 +170,24 @@ def test_a_designer_creates_a_thing_uploads_an_stl_and_a_photo_sees_it_in_3d_and
     # Both files at once, each straight to the store with its own progress bar (uploads throttled).
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
-    cdp.send("Network.emulateNetworkConditions", {
-        "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": UPLOAD_BYTES_PER_SECOND,
-    })
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": 0,
+            "downloadThroughput": -1,
+            "uploadThroughput": UPLOAD_BYTES_PER_SECOND,
+        },
+    )
     page.evaluate("() => { window.seen = new Set(); }")
-    drop_files(page, "[data-dropzone]", [
-        ("ring.stl", "model/stl", ring_stl()), ("ring-photo.jpg", "image/jpeg", photo_jpeg()),
-    ])
+    drop_files(
+        page,
+        "[data-dropzone]",
+        [
+            ("ring.stl", "model/stl", ring_stl()),
+            ("ring-photo.jpg", "image/jpeg", photo_jpeg()),
+        ],
+    )
     page.wait_for_function(
         """() => {
             const bars = [...document.querySelectorAll('.upload-item progress')];
@@ -185,9 +206,15 @@ def test_a_designer_creates_a_thing_uploads_an_stl_and_a_photo_sees_it_in_3d_and
         polling=30,
         timeout=60_000,
     )
-    cdp.send("Network.emulateNetworkConditions", {
-        "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1,
-    })
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": 0,
+            "downloadThroughput": -1,
+            "uploadThroughput": -1,
+        },
+    )
     seen = page.evaluate("() => [...window.seen]")
     for bar in ("0", "1"):
         values = {float(v.split(":")[1]) for v in seen if v.startswith(bar + ":")}
@@ -242,14 +269,27 @@ def published(s3, categories):
     """Ada's published cable ring: an STL and a photo, processed; a comment of hers."""
     ada = UserFactory(username="ada", first_name="Ada")
     thing = ThingFactory(
-        creator=ada, name="Desk cable ring", description="Keeps the cables on your desk **tidy**.",
-        instructions="PETG, 0.2 mm layers, no supports.", category=category("office-organization"),
-        tags=["cable", "desk"], license="cc-sa",
+        creator=ada,
+        name="Desk cable ring",
+        description="Keeps the cables on your desk **tidy**.",
+        instructions="PETG, 0.2 mm layers, no supports.",
+        category=category("office-organization"),
+        tags=["cable", "desk"],
+        license="cc-sa",
     )
-    file = ThingFile.objects.create(thing=thing, name="ring.stl", key=put(s3, "uploads/ada/ring.stl", ring_stl()),
-                                    size=len(ring_stl()), content_type="model/stl")
-    image = Image.objects.create(thing=thing, name="ring-photo.jpg", size=1,
-                                 key=put(s3, "uploads/ada/ring-photo.jpg", photo_jpeg(), "image/jpeg"))
+    file = ThingFile.objects.create(
+        thing=thing,
+        name="ring.stl",
+        key=put(s3, "uploads/ada/ring.stl", ring_stl()),
+        size=len(ring_stl()),
+        content_type="model/stl",
+    )
+    image = Image.objects.create(
+        thing=thing,
+        name="ring-photo.jpg",
+        size=1,
+        key=put(s3, "uploads/ada/ring-photo.jpg", photo_jpeg(), "image/jpeg"),
+    )
     Thing.objects.filter(pk=thing.pk).update(file_count=1)
     processing.file_process(file_id=file.pk)
     processing.image_process(image_id=image.pk)
@@ -320,14 +360,18 @@ def test_another_user_finds_likes_collects_comments_makes_and_downloads_all(
 
     # "I made one": a photo straight to the store, and the make's page opens.
     page.get_by_role("button", name="I made one").click()
-    page.set_input_files("#make-photo", files=[{"name": "my-ring.jpg", "mimeType": "image/jpeg",
-                                                "buffer": photo_jpeg((214, 90, 42))}])
+    page.set_input_files(
+        "#make-photo",
+        files=[{"name": "my-ring.jpg", "mimeType": "image/jpeg", "buffer": photo_jpeg((214, 90, 42))}],
+    )
     page.wait_for_url(re.compile(r"/make:\d+$"), timeout=20_000)
     make = Make.objects.get(creator=bob)
     page.fill("#id_description", "Orange PETG, printed flat.")
     page.get_by_role("button", name="Save description").click()
     page.wait_for_load_state()
-    assert "Orange PETG, printed flat." in page.content() and make.images.get().status == ProcessingStatus.LIVE
+    assert (
+        "Orange PETG, printed flat." in page.content() and make.images.get().status == ProcessingStatus.LIVE
+    )
     screenshot(page, "site-make")
 
     # Download all: "Preparing…" while the ZIP is built, then the download.

@@ -1,6 +1,7 @@
 """The site's write routes (issue 15) act only for whoever may: another signed-in user, with a valid
 session and CSRF token, gets 404 on every owner-only route of A's objects and changes nothing, and never
 sees A's draft through a page. (Login and CSRF on every page route: test_pages.py.)"""
+
 import pytest
 from django.test import Client
 from django.utils.html import escape
@@ -70,11 +71,22 @@ def test_another_user_changes_nothing_of_a_through_the_site(world, user_b):
 def test_no_page_shows_as_draft_to_anyone_else(world, user_b):
     browser = Client()
     browser.force_login(user_b)
-    pages = ["/", "/browse/newest", "/find", f"/@{world.owner.username}", f"/collection:{world.collection.pk}",
-             f"/groups/{world.group.slug}", f"/thing:{world.thing.pk}"]
+    pages = [
+        "/",
+        "/browse/newest",
+        "/find",
+        f"/@{world.owner.username}",
+        f"/collection:{world.collection.pk}",
+        f"/groups/{world.group.slug}",
+        f"/thing:{world.thing.pk}",
+    ]
     for path in pages:
         html = browser.get(path).content.decode()
-        assert escape(world.draft.name) not in html and f"/thing:{world.draft.pk}\"" not in html, path
-    for path in (f"/thing:{world.draft.pk}", f"/thing:{world.draft.pk}/files/status",
-                 f"/thing:{world.draft.pk}/package", f"/thing:{world.draft.pk}/files/{world.draft_file.pk}/download"):
+        assert escape(world.draft.name) not in html and f'/thing:{world.draft.pk}"' not in html, path
+    for path in (
+        f"/thing:{world.draft.pk}",
+        f"/thing:{world.draft.pk}/files/status",
+        f"/thing:{world.draft.pk}/package",
+        f"/thing:{world.draft.pk}/files/{world.draft_file.pk}/download",
+    ):
         assert browser.get(path).status_code == 404, path

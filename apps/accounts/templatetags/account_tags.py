@@ -1,4 +1,5 @@
 """User presentation for templates: `{% load account_tags %}`."""
+
 from django import template
 
 from apps.accounts import links

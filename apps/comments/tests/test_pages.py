@@ -1,5 +1,6 @@
 """Comments on the site (issue 15): the threaded conversation of a Thing, a make and a group topic, with
 posting and replying through the same services and visibility rules as spec §4.6's endpoints."""
+
 import pytest
 from django.test import Client
 
@@ -28,7 +29,9 @@ def test_the_thing_page_shows_the_thread_with_replies_under_their_comment(client
     CommentFactory(parent=root, body="PETG, *always*.")
     CommentFactory(thing=thing, body="Great design")
     html = client.get(f"/thing:{thing.pk}").content.decode()
-    first, reply, second = (html.index(t) for t in ("Which filament?", "PETG, <em>always</em>.", "Great design"))
+    first, reply, second = (
+        html.index(t) for t in ("Which filament?", "PETG, <em>always</em>.", "Great design")
+    )
     assert first < reply < second
     assert f'id="comment-{root.pk}"' in html and 'class="replies"' in html
     assert "Log in</a> or <a" in html  # visitors are asked to log in to comment
@@ -48,7 +51,9 @@ def test_posting_a_comment_and_a_reply(browser, user):
     comment = Comment.objects.get(user=user)
     assert response.status_code == 302 and response["Location"] == f"/thing:{thing.pk}#comment-{comment.pk}"
     assert comment.body_html == "<p>Printed it <strong>twice</strong></p>"
-    reply = browser.post(f"/thing:{thing.pk}/comments", {"body": "And again", "parent_id": comment.pk}, **JSON)
+    reply = browser.post(
+        f"/thing:{thing.pk}/comments", {"body": "And again", "parent_id": comment.pk}, **JSON
+    )
     assert reply.status_code == 200 and reply.json()["ok"] is True
     assert Comment.objects.get(pk=reply.json()["id"]).parent_id == comment.pk
     assert Thing.objects.get(pk=thing.pk).comment_count == 2

@@ -1,4 +1,5 @@
 """Template filters every site page may use: `{% load site %}`."""
+
 from django import template
 from django.utils.safestring import mark_safe
 

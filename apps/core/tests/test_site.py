@@ -1,5 +1,6 @@
 """The site's shared plumbing (issue 15): the front-end libraries served from node_modules, the favicon,
 HTML 404 pages for site routes, and one stylesheet on every kind of page."""
+
 import pytest
 from django.contrib.staticfiles import finders
 from django.test import Client, override_settings
@@ -20,8 +21,12 @@ def test_three_js_is_found_in_node_modules_and_nothing_else_of_it(settings):
     # Only the listed files: the rest of the package (and of node_modules) is not published.
     assert finders.find("vendor/three/three.webgpu.js") in (None, [])
     assert finders.find("vendor/three/../../three/package.json") in (None, [])
-    listed = {path for finder in finders.get_finders() if isinstance(finder, NodeModulesFinder)
-              for path, _ in finder.list([])}
+    listed = {
+        path
+        for finder in finders.get_finders()
+        if isinstance(finder, NodeModulesFinder)
+        for path, _ in finder.list([])
+    }
     assert listed == {"three.module.js", "three.core.js", "OrbitControls.js"}
 
 
@@ -47,8 +52,16 @@ def test_a_site_page_404_is_html_and_an_api_404_stays_json(client, api):
 
 @pytest.mark.parametrize(
     "path, signed_in",
-    [("/", False), ("/login/", False), ("/signup/", False), ("/account/", True), ("/developers/apps/", True),
-     ("/account/apps", True), ("/account/orders", True), ("/account/messages", True)],
+    [
+        ("/", False),
+        ("/login/", False),
+        ("/signup/", False),
+        ("/account/", True),
+        ("/developers/apps/", True),
+        ("/account/apps", True),
+        ("/account/orders", True),
+        ("/account/messages", True),
+    ],
 )
 def test_every_page_uses_the_one_stylesheet_and_has_a_skip_link(path, signed_in):
     browser = Client()
@@ -71,8 +84,14 @@ def test_dialog_pages_use_the_stylesheet_without_the_site_header(user):
     thing = ThingFactory()
     from urllib.parse import urlencode
 
-    checkout = urlencode({"thing_id": thing.pk, "client_id": app.client_id, "amount": "5.00",
-                          "charges": '[{"name": "Print", "amount": "5.00"}]'})
+    checkout = urlencode(
+        {
+            "thing_id": thing.pk,
+            "client_id": app.client_id,
+            "amount": "5.00",
+            "charges": '[{"name": "Print", "amount": "5.00"}]',
+        }
+    )
     for path in (
         f"/orders/checkout?{checkout}",
         "/orders/checkout/cancel",

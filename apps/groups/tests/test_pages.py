@@ -1,5 +1,6 @@
 """Groups on the site (issue 15): the list, a group's page at its `public_url`, joining and leaving, topics
 with their conversation. Hidden groups are gone for everyone but staff, as in the API."""
+
 import pytest
 from django.test import Client
 

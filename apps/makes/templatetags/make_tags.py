@@ -1,4 +1,5 @@
 """Make presentation for templates: `{% load make_tags %}`."""
+
 from django import template
 
 from apps.makes import links

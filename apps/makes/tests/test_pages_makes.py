@@ -1,5 +1,6 @@
 """Makes on the site (issue 15): the Thing page's makes and "I made one" (the upload flow creates the make
 at finalize, spec §4.10), the make's description, likes and deletion."""
+
 import pytest
 from django.test import Client
 
@@ -29,7 +30,10 @@ def test_the_thing_page_shows_its_visible_makes_and_i_made_one(browser):
     MakeFactory(thing=thing, is_hidden=True, creator=UserFactory(username="spammer"))
     html = browser.get(f"/thing:{thing.pk}").content.decode()
     assert f'href="/make:{shown.pk}"' in html and "spammer" not in html
-    assert 'data-dialog-open="made-one-dialog"' in html and f'data-start-url="/thing:{thing.pk}/makes/upload"' in html
+    assert (
+        'data-dialog-open="made-one-dialog"' in html
+        and f'data-start-url="/thing:{thing.pk}/makes/upload"' in html
+    )
 
 
 def test_a_draft_offers_no_i_made_one(user, browser):
@@ -56,7 +60,9 @@ def test_i_made_one_posts_the_photo_to_the_store_and_creates_the_make_at_finaliz
 
 def test_i_made_one_needs_a_published_thing_the_visitor_may_see(browser):
     draft = ThingFactory(is_published=False, published_at=None)
-    response = browser.post(f"/thing:{draft.pk}/makes/upload", {"filename": "a.png"}, content_type="application/json")
+    response = browser.post(
+        f"/thing:{draft.pk}/makes/upload", {"filename": "a.png"}, content_type="application/json"
+    )
     assert response.status_code == 404
 
 

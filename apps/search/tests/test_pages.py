@@ -1,5 +1,6 @@
 """The site's search page, /find (issue 15): Things, makers, collections and makes, with the category,
 license and sort filters and paging, through the registry and selectors GET /search/{term}/ uses."""
+
 import pytest
 
 from apps.accounts.tests.factories import UserFactory

@@ -1,6 +1,7 @@
 """Collections on the site (issue 15): the collection page, collecting from a Thing's page into an existing
 or a new collection, editing, removing and deleting; the site session is not limited by the per-app rules,
 and a collection made on the site stays out of every app's reach (docs/decisions.md: Collections)."""
+
 import pytest
 from django.test import Client
 

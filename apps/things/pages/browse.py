@@ -3,6 +3,7 @@
 Every list comes from the selectors the API's lists use (published, not hidden: thing_public_q), in a
 constant number of queries: a page of cards is its count and its rows, thumbnails included.
 """
+
 from django.http import Http404
 from django.shortcuts import render
 
@@ -15,7 +16,11 @@ FRONT_NEWEST = 12
 FRONT_POPULAR = 8
 LISTS = {
     "newest": ("Newest Things", "The latest published designs.", selectors.thing_list_newest),
-    "popular": ("Popular Things", "Liked, made and downloaded most in the last 30 days.", selectors.thing_list_popular),
+    "popular": (
+        "Popular Things",
+        "Liked, made and downloaded most in the last 30 days.",
+        selectors.thing_list_popular,
+    ),
     "featured": ("Featured Things", "Picked by the moderators.", selectors.thing_list_featured),
 }
 

@@ -1,5 +1,6 @@
 """Creating and editing a Thing in the browser: /new (with ?remix=<id> for "remix this") and
 /thing:<id>/edit, whose file manager (uploads, images, files) is apps.uploads' "edit" section."""
+
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -61,7 +62,9 @@ def thing_edit(request, thing_id):
         thing = selectors.thing_get_for_edit(thing_id, viewer=request.user)
     except NotFound:
         raise Http404 from None
-    form = ThingForm(request.POST or None, initial=thing_initial(thing), categories=selectors.category_choices())
+    form = ThingForm(
+        request.POST or None, initial=thing_initial(thing), categories=selectors.category_choices()
+    )
     if request.method == "POST" and form.is_valid():
         try:
             services.thing_update(thing=thing, data=form.changes(thing))

@@ -1,4 +1,5 @@
 """The Things tabs of a public profile (apps.accounts.profiles): what the user designed, and liked."""
+
 from apps.accounts.profiles import ProfileTab, profile_tab_register
 from apps.things import selectors
 

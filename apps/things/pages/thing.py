@@ -3,6 +3,7 @@
 Files, images, makes, comments, collections and Thing apps are sections their own apps register
 (apps.core.sections); this module shows the Thing itself and its remixes.
 """
+
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -48,7 +49,9 @@ def thing_page(request, thing_id):
         "more_derivatives": len(derivatives) > REMIX_LIMIT,
         "is_owner": is_owner,
         "can_like": viewer.is_authenticated and not rules.thing_like_blockers(viewer, thing),
-        "publish_blockers": rules.thing_publish_blockers(thing) if is_owner and not thing.is_published else [],
+        "publish_blockers": rules.thing_publish_blockers(thing)
+        if is_owner and not thing.is_published
+        else [],
         "sections": page_sections("thing", request=request, target=thing),
     }
     return render(request, "things/thing_detail.html", context)
@@ -80,7 +83,9 @@ def thing_watch(request, thing_id):
     thing = _visible_or_404(request, thing_id)
     watching = services.thing_toggle_watch(user=request.user, thing=thing)
     message = "You are watching this Thing." if watching else "You stopped watching this Thing."
-    return done(request, message=message, data={"watching": watching}, next_url=links.thing_public_url(thing.pk))
+    return done(
+        request, message=message, data={"watching": watching}, next_url=links.thing_public_url(thing.pk)
+    )
 
 
 @login_required_page
@@ -94,7 +99,9 @@ def thing_publish(request, thing_id):
         if exc.errors:
             exc.message = "This Thing cannot be published yet: " + " ".join(exc.errors)
         return refused(request, exc, next_url=f"/thing:{thing.pk}/edit")
-    return done(request, message="Published: everyone can see it now.", next_url=links.thing_public_url(thing.pk))
+    return done(
+        request, message="Published: everyone can see it now.", next_url=links.thing_public_url(thing.pk)
+    )
 
 
 @login_required_page

@@ -1,4 +1,5 @@
 """Thing presentation for templates: `{% load thing_tags %}`."""
+
 from django import template
 
 from apps.things import links

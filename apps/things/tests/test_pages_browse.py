@@ -2,6 +2,7 @@
 
 Every list shows what the API's lists show: published Things, never a draft or a Thing a moderator hid.
 """
+
 import pytest
 from django.test import Client
 
@@ -15,9 +16,16 @@ pytestmark = pytest.mark.django_db
 def hidden_and_draft(user):
     """A Thing a moderator hid and someone's draft: neither may show up in any list."""
     return [
-        ThingFactory(name="Hidden by moderators", is_hidden=True, tags=["bracket"], category=category("hobby")),
-        ThingFactory(name="Somebody's draft", is_published=False, published_at=None, tags=["bracket"],
-                     category=category("hobby")),
+        ThingFactory(
+            name="Hidden by moderators", is_hidden=True, tags=["bracket"], category=category("hobby")
+        ),
+        ThingFactory(
+            name="Somebody's draft",
+            is_published=False,
+            published_at=None,
+            tags=["bracket"],
+            category=category("hobby"),
+        ),
     ]
 
 

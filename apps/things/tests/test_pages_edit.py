@@ -1,5 +1,6 @@
 """Creating, editing and acting on Things from the site (issue 15): /new, /thing:<id>/edit, publish, like,
 watch, delete. Each goes through the same service as the API, with the session and CSRF."""
+
 import pytest
 from django.test import Client
 

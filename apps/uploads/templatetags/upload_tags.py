@@ -1,4 +1,5 @@
 """Files and images for templates: `{% load upload_tags %}`."""
+
 from django import template
 
 from apps.uploads import links

@@ -2,6 +2,7 @@
 bytes go straight to the store (moto, here through `requests` as the browser would), the page finalizes,
 processing runs, and the status endpoint reports each file's state. Plus downloads and the owner's changes.
 """
+
 import io
 import zipfile
 
@@ -92,8 +93,10 @@ def test_an_stl_and_a_photo_go_live_through_the_store_and_finalize(browser, thin
     assert Image.objects.get(thing=thing).status == ProcessingStatus.LIVE
     status = browser.get(f"/thing:{thing.pk}/files/status?view=edit", **JSON).json()
     assert status["settled"] is True
-    assert status["states"] == {f"file:{file.pk}": {"status": "live", "error": ""},
-                                f"image:{Image.objects.get(thing=thing).pk}": {"status": "live", "error": ""}}
+    assert status["states"] == {
+        f"file:{file.pk}": {"status": "live", "error": ""},
+        f"image:{Image.objects.get(thing=thing).pk}": {"status": "live", "error": ""},
+    }
     assert "clip.stl" in status["files_html"] and "4 triangles" in status["files_html"]
     assert "10.0 × 10.0 × 10.0 mm" in status["files_html"] and "photo.png" in status["images_html"]
 
@@ -200,14 +203,21 @@ def test_the_owner_features_reorders_and_deletes_images(browser, thing):
     assert Image.objects.get(pk=c.pk).featured
     browser.post(f"/thing:{thing.pk}/images/{c.pk}/move", {"direction": "up"})
     assert list(Image.objects.filter(thing=thing).order_by("rank", "id").values_list("name", flat=True)) == [
-        "a.jpg", "c.jpg", "b.jpg"
+        "a.jpg",
+        "c.jpg",
+        "b.jpg",
     ]
     response = browser.post(
-        f"/thing:{thing.pk}/images/order", {"ids": [b.pk, a.pk, c.pk]}, content_type="application/json", **JSON
+        f"/thing:{thing.pk}/images/order",
+        {"ids": [b.pk, a.pk, c.pk]},
+        content_type="application/json",
+        **JSON,
     )
     assert response.json()["order"] == [b.pk, a.pk, c.pk]
     assert list(Image.objects.filter(thing=thing).order_by("rank").values_list("name", flat=True)) == [
-        "b.jpg", "a.jpg", "c.jpg"
+        "b.jpg",
+        "a.jpg",
+        "c.jpg",
     ]
     browser.post(f"/thing:{thing.pk}/images/{a.pk}/delete")
     assert not Image.objects.filter(pk=a.pk).exists()
@@ -231,6 +241,10 @@ def test_nobody_else_changes_the_files_or_images(thing, s3):
 def test_an_image_of_another_thing_cannot_be_reordered_through_this_one(browser, thing):
     mine = ImageFactory(thing=thing, rank=5)
     other = ImageFactory(rank=7)
-    browser.post(f"/thing:{thing.pk}/images/order", {"ids": [other.pk, mine.pk]},
-                 content_type="application/json", **JSON)
+    browser.post(
+        f"/thing:{thing.pk}/images/order",
+        {"ids": [other.pk, mine.pk]},
+        content_type="application/json",
+        **JSON,
+    )
     assert Image.objects.get(pk=other.pk).rank == 7 and Image.objects.get(pk=mine.pk).rank == 1
