@@ -264,8 +264,12 @@ OAUTH2_PROVIDER = {
 # --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.cors) -------
 CORS_ALLOW_ALL_ORIGINS = False
 CORS_ALLOW_CREDENTIALS = False
-# Site pages never answer other origins; thing-apps/ is the SDK host's session endpoints (issue 7).
-CORS_URLS_REGEX = r"^/(?!login/|admin/|developers/|account/|signup/|logout/|thing-apps/).*$"
+# Site pages never answer other origins; thing-apps/ is the SDK host's session endpoints (issue 7); the
+# shapes after it are the site's pages (issue 15, docs/decisions.md: The site for people).
+CORS_URLS_REGEX = (
+    r"^/(?!login/|admin/|developers/|account/|signup/|logout/|thing-apps/"
+    r"|thing:|make:|collection:|@|find$|browse/|new$).*$"
+)
 CORS_ALLOW_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["authorization", "content-type"]
 CORS_EXPOSE_HEADERS = ["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Error"]

@@ -182,6 +182,7 @@
     root.__polling = true;
     var url = root.getAttribute("data-status-url");
     var delay = 1500;
+    var sawProcessing = false;
     (function poll() {
       if (root.getAttribute("data-settled") === "true") {
         root.__polling = false;
@@ -196,8 +197,9 @@
         if (body.settled) {
           root.setAttribute("data-settled", "true");
           root.__polling = false;
-          announce("Every file is processed.");
+          if (sawProcessing) announce("Every file is processed.");
         } else {
+          sawProcessing = true;
           window.setTimeout(poll, delay);
         }
       }, function () {

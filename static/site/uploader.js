@@ -195,4 +195,39 @@
   document.querySelectorAll("[data-uploader]").forEach(function (root) {
     root.thingyardUploader = new Uploader(root);
   });
+
+  // The edit page's images: drag one to another place; the new order is saved at once (the arrows do
+  // the same one step at a time, without a script).
+  var dragged = null;
+  document.addEventListener("dragstart", function (event) {
+    var item = event.target.closest && event.target.closest(".image-manager li[data-image-id]");
+    if (!item) return;
+    dragged = item;
+    item.classList.add("is-dragging");
+    event.dataTransfer.effectAllowed = "move";
+    event.dataTransfer.setData("text/plain", item.getAttribute("data-image-id"));
+  });
+  document.addEventListener("dragover", function (event) {
+    if (!dragged) return;
+    var item = event.target.closest && event.target.closest(".image-manager li[data-image-id]");
+    if (!item || item === dragged || item.parentNode !== dragged.parentNode) return;
+    event.preventDefault();
+    var box = item.getBoundingClientRect();
+    var after = event.clientX - box.left > box.width / 2;
+    item.parentNode.insertBefore(dragged, after ? item.nextSibling : item);
+  });
+  document.addEventListener("dragend", function () {
+    if (!dragged) return;
+    var list = dragged.parentNode;
+    dragged.classList.remove("is-dragging");
+    dragged = null;
+    var ids = Array.prototype.map.call(list.querySelectorAll("li[data-image-id]"), function (item) {
+      return Number(item.getAttribute("data-image-id"));
+    });
+    window.Thingyard.post(list.getAttribute("data-order-url"), { ids: ids }).then(function (body) {
+      window.Thingyard.announce(body.ok ? "The new order of the images is saved." : body.error || "Not saved.");
+      var status = list.closest("[data-status-url]");
+      if (status) window.Thingyard.watchStatus(status); // re-renders the list with its arrows
+    });
+  });
 })();

@@ -227,6 +227,20 @@ def test_a_designer_creates_a_thing_uploads_an_stl_and_a_photo_sees_it_in_3d_and
     row = page.locator(f"#file-{file.pk}")
     row.wait_for()
     assert "4,096 triangles" in row.text_content() and "52.0 × 52.0 × 12.0 mm" in row.text_content()
+    # A second photo, then dragged before the first: the images' order is saved at once.
+    drop_files(page, "[data-dropzone]", [("ring-top.jpg", "image/jpeg", photo_jpeg((90, 160, 60)))])
+    page.wait_for_function("() => document.querySelectorAll('.image-manager li[data-image-id]').length === 2")
+    images = page.locator(".image-manager li[data-image-id]")
+    images.nth(1).drag_to(images.nth(0), target_position={"x": 5, "y": 20})
+    for _ in range(50):  # the order is posted when the drag ends
+        order = list(Image.objects.filter(thing=thing).order_by("rank", "id").values_list("name", flat=True))
+        if order == ["ring-top.jpg", "ring-photo.jpg"]:
+            break
+        page.wait_for_timeout(100)
+    assert order == ["ring-top.jpg", "ring-photo.jpg"]
+    page.wait_for_function(
+        "() => document.querySelector('.image-manager li[data-image-id] .file-name').textContent === 'ring-top.jpg'"
+    )
     screenshot(page, "site-edit-uploaded", full_page=True)
 
     # Not publishable yet: the reason in words.

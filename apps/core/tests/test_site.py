@@ -102,3 +102,17 @@ def test_dialog_pages_use_the_stylesheet_without_the_site_header(user):
         html = response.content.decode()
         assert "/static/site/thingyard.css" in html, path
         assert "site-header" not in html and "Log out" not in html, path
+
+
+def test_site_pages_never_answer_other_origins_but_the_api_does(client):
+    from apps.oauth.tests.factories import ApplicationFactory
+    from apps.things.tests.factories import ThingFactory
+
+    ApplicationFactory(application_url="https://app.example.org", redirect_uris="https://app.example.org/cb")
+    thing = ThingFactory()
+    origin = {"HTTP_ORIGIN": "https://app.example.org"}
+    for path in (f"/thing:{thing.pk}", f"/thing:{thing.pk}/files/status", "/find", "/browse/newest", "/new"):
+        assert "Access-Control-Allow-Origin" not in client.get(path, **origin), path
+    assert client.options("/newest/", HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET", **origin)[
+        "Access-Control-Allow-Origin"
+    ] == "https://app.example.org"
