@@ -66,7 +66,7 @@ class ModelView {
 
     this.camera = new PerspectiveCamera(40, 4 / 3, radius / 100, radius * 100);
     const height = box.max.y - box.min.y;
-    this.camera.position.set(radius * 1.6, height / 2 + radius * 1.2, radius * 2.2);
+    this.camera.position.set(radius * 1.9, height / 2 + radius * 1.4, radius * 2.6);
 
     this.renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));

@@ -272,6 +272,7 @@ def test_a_designer_creates_a_thing_uploads_an_stl_and_a_photo_sees_it_in_3d_and
     page.mouse.up()
     page.wait_for_timeout(400)
     assert canvas.screenshot() != before
+    page.evaluate("() => window.scrollTo(0, 0)")
     screenshot(page, "site-thing-3d")
 
 
