@@ -39,8 +39,9 @@ run: $(STAMP_DEV) $(NODE_STAMP)
 test: $(STAMP_TEST) $(NODE_STAMP)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
-## Speed targets against the real PostgreSQL and Redis: seeds thingyard_bench (100k Things), loads gunicorn,
-## writes docs/benchmarks.md. Options: make bench BENCH_ARGS="--reseed --duration 5" (python -m bench --help).
+## Speed targets against the real PostgreSQL and Redis: seeds thingyard_bench (100k Things), loads gunicorn
+## with wrk beside the floor and a DRF baseline, writes docs/benchmarks.md; exits 1 when a target is missed.
+## Options: make bench BENCH_ARGS="--scale --no-fail --rounds 3 --reseed" (python -m bench --help).
 bench: $(STAMP_TEST)
 	$(VENV)/bin/python -m bench $(BENCH_ARGS)
 

@@ -1,31 +1,23 @@
-"""Targets (ok/MISS lines) and docs/benchmarks.md."""
+"""Targets (ok/MISS lines), the ratios taken inside each round, and docs/benchmarks.md."""
 import os
 import platform
+import statistics
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 import gunicorn
 
-from bench.load import LoadResult
-
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
 SEED_SECONDS_TARGET = 120.0
-DETAIL_FLOOR_RATIO_TARGET = 0.60
-SEARCH_P95_MS_TARGET = 50.0
-
-
-@dataclass
-class Target:
-    """One HTTP target: what was measured (result), or why it was not (skipped)."""
-
-    key: str
-    label: str
-    paths: list
-    result: LoadResult | None = None
-    body_bytes: int = 0
-    skipped: str = ""
+# The figures of the last benchmark before issue 17 (docs/benchmarks.md of 2026-11-21, quiet machine),
+# printed beside this run's.
+PREVIOUS = {
+    "upload_stl_seconds": 8.28, "upload_stl_peak_rss_mb": 237.3,
+    "upload_jpeg_seconds": 0.32, "upload_jpeg_peak_rss_mb": 143.2,
+    "webhook_latency_p50_ms": 13.7, "webhook_latency_p95_ms": 15.3, "webhook_deliveries_per_s": 106.0,
+}
 
 
 @dataclass
@@ -35,6 +27,7 @@ class Check:
     target: str
     ok: bool
     note: str = ""
+    skipped: bool = False  # not measured in this run by choice (e.g. without --scale): never a miss
 
     def line(self) -> str:
         if self.value is None:
@@ -42,7 +35,8 @@ class Check:
         else:
             shown = str(self.value) if isinstance(self.value, int) else f"{self.value:.2f}"
         extra = f"  ({self.note})" if self.note else ""
-        return f"  {'ok  ' if self.ok else 'MISS'} {self.name}: {shown} (target {self.target}){extra}"
+        status = "SKIP" if self.skipped else "ok  " if self.ok else "MISS"
+        return f"  {status} {self.name}: {shown} (target {self.target}){extra}"
 
 
 def check_seed(seconds: float, *, things: int, reused: bool) -> Check:
@@ -50,48 +44,118 @@ def check_seed(seconds: float, *, things: int, reused: bool) -> Check:
                  seconds < SEED_SECONDS_TARGET, "timed when seeded; reused this run" if reused else "")
 
 
-def checks_http(targets: dict[str, Target]) -> list[Check]:
+@dataclass(frozen=True)
+class Ratio:
+    """`target / base` of one measure (throughput or p95), taken inside each round."""
+
+    name: str
+    target: str
+    base: str
+    measure: str  # "throughput" | "p95_ms"
+    op: str = ""  # ">=" | "<="; empty: reported, no target
+    goal: float = 0.0
+    needs_scale: bool = False
+
+    def per_round(self, targets) -> list[float]:
+        a, b = targets.get(self.target), targets.get(self.base)
+        if not a or not b or not a.results or not b.results:
+            return []
+        return [getattr(x, self.measure) / getattr(y, self.measure)
+                for x, y in zip(a.results, b.results) if getattr(y, self.measure)]
+
+    def describe(self) -> str:
+        what = "throughput" if self.measure == "throughput" else "p95"
+        return f"{self.target} {what} / {self.base} {what}"
+
+
+# Issue 17's targets, as ratios (absolute figures move with the machine; ratios inside a run do not).
+RATIOS = [
+    Ratio("detail_vs_floor", "detail", "floor", "throughput", ">=", 0.5),
+    Ratio("detail_vs_drf", "detail", "detail_drf", "throughput", ">=", 3.0),
+    Ratio("list_vs_floor", "list", "floor", "throughput", ">=", 0.3),
+    Ratio("list_vs_drf", "list", "list_drf", "throughput", ">=", 3.0),
+    Ratio("search_1m_p95_vs_100k", "search_1m", "search", "p95_ms", "<=", 1.5, needs_scale=True),
+    Ratio("search_1m_vs_floor", "search_1m", "floor", "throughput", ">=", 0.2, needs_scale=True),
+    # Reported without a target: what the window cache hides, and search beside the baseline.
+    Ratio("search_vs_floor", "search", "floor", "throughput"),
+    Ratio("search_vs_drf", "search", "search_drf", "throughput"),
+    Ratio("search_cold_1m_p95_vs_100k", "search_1m_cold", "search_cold", "p95_ms", needs_scale=True),
+    Ratio("search_1m_cold_vs_floor", "search_1m_cold", "floor", "throughput", needs_scale=True),
+]
+
+
+def _fmt_ratio(value: float) -> str:
+    return f"{value:.3f}" if value < 1 else f"{value:.2f}"
+
+
+def checks_http(targets: dict, *, scale: bool) -> list[Check]:
     checks = []
-    floor, detail, search = targets.get("floor"), targets.get("detail"), targets.get("search")
-    if floor and floor.result and detail and detail.result:
-        ratio = detail.result.throughput / floor.result.throughput
-        checks.append(Check("detail_vs_floor_throughput", ratio, f">= {DETAIL_FLOOR_RATIO_TARGET}",
-                            ratio >= DETAIL_FLOOR_RATIO_TARGET))
-    else:
-        why = (detail.skipped if detail else "") or (floor.skipped if floor else "") or "not run"
-        checks.append(Check("detail_vs_floor_throughput", None, f">= {DETAIL_FLOOR_RATIO_TARGET}", False, why))
-    if search and search.result:
-        checks.append(Check("search_p95_ms", search.result.p95_ms, f"< {SEARCH_P95_MS_TARGET:.0f}",
-                            search.result.p95_ms < SEARCH_P95_MS_TARGET))
-    else:
-        checks.append(Check("search_p95_ms", None, f"< {SEARCH_P95_MS_TARGET:.0f}", False,
-                            search.skipped if search else "not run"))
+    for ratio in RATIOS:
+        if not ratio.op:
+            continue
+        goal = f"{ratio.op} {ratio.goal:g}"
+        values = ratio.per_round(targets)
+        if not values:
+            if ratio.needs_scale and not scale:
+                checks.append(Check(ratio.name, None, goal, True, "run with --scale", skipped=True))
+                continue
+            missing = [targets[k].skipped for k in (ratio.target, ratio.base) if k in targets and targets[k].skipped]
+            checks.append(Check(ratio.name, None, goal, False, "; ".join(missing) or "not run"))
+            continue
+        median = statistics.median(values)
+        ok = median >= ratio.goal if ratio.op == ">=" else median <= ratio.goal
+        checks.append(Check(ratio.name, median, goal, ok,
+                            "median of rounds " + ", ".join(_fmt_ratio(v) for v in values)))
     for target in targets.values():
-        if target.result is not None:
-            checks.append(Check(f"{target.key}_errors", target.result.error_count, "= 0",
-                                target.result.error_count == 0,
-                                ", ".join(f"{k} {v}" for k, v in target.result.errors.items())))
+        if target.results:
+            errors = target.errors
+            checks.append(Check(f"{target.key}_errors", sum(errors.values()), "= 0", not errors,
+                                ", ".join(f"{k} {v}" for k, v in errors.items())))
     return checks
 
 
-def table(targets: dict[str, Target]) -> list[str]:
+def table(targets: dict) -> list[str]:
     floor = targets.get("floor")
-    base = floor.result.throughput if floor and floor.result else None
     rows = [
-        "| target | path | body (bytes) | requests | req/s | vs floor | p50 ms | p95 ms | p99 ms | errors |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| target | server | path | body (bytes) | requests | req/s (median) | vs floor | p50 ms | p95 ms "
+        "| p99 ms | errors |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for t in targets.values():
         example = f"`{t.paths[0]}`" if t.paths else ""
         if len(t.paths) > 1:
             example += f" (+{len(t.paths) - 1} more)"
-        if t.result is None:
-            rows.append(f"| {t.label} | {example} | | | | | | | | not measured: {t.skipped} |")
+        if not t.results:
+            rows.append(f"| {t.label} | {t.server} | {example} | | | | | | | | not measured: {t.skipped} |")
             continue
-        r = t.result
-        ratio = f"{r.throughput / base:.0%}" if base else ""
-        rows.append(f"| {t.label} | {example} | {t.body_bytes} | {r.requests} | {r.throughput:.0f} | {ratio} | "
-                    f"{r.p50_ms:.1f} | {r.p95_ms:.1f} | {r.p99_ms:.1f} | {r.error_count} |")
+        per_round = [x.throughput / y.throughput for x, y in zip(t.results, floor.results)] if floor and floor.results else []
+        ratio = f"{statistics.median(per_round):.3f}" if per_round else ""
+        rows.append(
+            f"| {t.label} | {t.server} | {example} | {t.body_bytes} | {t.requests} | {t.median('throughput'):.0f} "
+            f"| {ratio} | {t.median('p50_ms'):.1f} | {t.median('p95_ms'):.1f} | {t.median('p99_ms'):.1f} "
+            f"| {sum(t.errors.values())} |"
+        )
+    return rows
+
+
+def ratio_table(targets: dict, rounds: int) -> list[str]:
+    rows = [
+        "| ratio | what | " + " | ".join(f"round {i}" for i in range(1, rounds + 1)) + " | median | target |",
+        "|---|---|" + "---:|" * rounds + "---:|---|",
+    ]
+    for ratio in RATIOS:
+        values = ratio.per_round(targets)
+        if not values:
+            continue
+        cells = [_fmt_ratio(v) for v in values] + [""] * (rounds - len(values))
+        median = statistics.median(values)
+        if ratio.op:
+            ok = median >= ratio.goal if ratio.op == ">=" else median <= ratio.goal
+            goal = f"{ratio.op} {ratio.goal:g}: **{'met' if ok else 'missed'}**"
+        else:
+            goal = "(reported)"
+        rows.append(f"| {ratio.name} | {ratio.describe()} | " + " | ".join(cells)
+                    + f" | {_fmt_ratio(median)} | {goal} |")
     return rows
 
 
@@ -119,46 +183,135 @@ def machine() -> dict:
     }
 
 
-def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: dict, uploads=None,
-              webhooks=None) -> None:
+def _plans_section(plans: dict) -> list[str]:
+    if not plans:
+        return []
+    scales = list(plans)
+    header = "| term | " + " | ".join(f"{s} request p50 / p95 ms | {s} slowest statement ms | {s} plan" for s in scales) + " |"
+    rows = [header, "|---|" + "---:|---:|---|" * len(scales)]
+    by_term = {r["term"]: {} for r in plans[scales[0]]}
+    for scale, results in plans.items():
+        for r in results:
+            by_term.setdefault(r["term"], {})[scale] = r
+    for term, per_scale in by_term.items():
+        cells = []
+        for scale in scales:
+            r = per_scale.get(scale)
+            if r is None:
+                cells += ["", "", ""]
+                continue
+            slowest = max(r["statements"], key=lambda st: st["execution_ms"] or 0, default=None)
+            plan = "; ".join(f"{sc['node']} {sc['object']} ({sc['rows']} rows)" for sc in (slowest or {}).get("scans", []))
+            if slowest and slowest["sequential_scan"]:
+                plan = "**sequential scan**: " + plan
+            cells += [f"{r['request_p50_ms']:.1f} / {r['request_p95_ms']:.1f}",
+                      f"{slowest['execution_ms']:.1f}" if slowest else "", plan]
+        rows.append(f"| `{term}` | " + " | ".join(cells) + " |")
+    scan_free = all(not st["sequential_scan"] for results in plans.values() for r in results for st in r["statements"])
+    return [
+        "## Search, term by term (in-process, window cache off)",
+        "",
+        "Each term's whole `GET /search/{term}/` through the Django test client (token, rate limit, window, "
+        "page, serialisation; no concurrency), median and p95 of 15 calls; then every statement of one "
+        "request under `EXPLAIN (ANALYZE, BUFFERS)`: the slowest one's execution time and its scan nodes "
+        "(rows = rows the node returned). " + ("No statement scans a Things or search table sequentially."
+                                               if scan_free else "**Some statement scans sequentially.**"),
+        "",
+        *rows,
+        "",
+    ]
+
+
+def _logbench_section(logbench: dict | None) -> list[str]:
+    if not logbench:
+        return []
+    from bench import logbench as lb
+
+    return [
+        "## Access-log formatter (µs of CPU per line)",
+        "",
+        "| logger | usual request | `?access_token=` in the query |",
+        "|---|---:|---:|",
+        f"| gunicorn's plain `Logger` | {logbench['plain usual']:.1f} | {logbench['plain query token']:.1f} |",
+        f"| `apps.core.redaction.RedactingGunicornLogger` | {logbench['redacting usual']:.1f} "
+        f"| {logbench['redacting query token']:.1f} |",
+        "",
+        f"`python -m bench.logbench`: {lb.LINES} lines per logger in the production format to a file, best of "
+        f"{lb.REPEATS}; target: the redacting logger ≤ {lb.TARGET_RATIO}× the plain one in the same run "
+        f"(this run: {logbench['ratio']:.2f}×). Before issue 17 the redacting logger cost 455 µs per usual "
+        "line (10.7× the plain one), because it ran its patterns over every header and environ value.",
+        "",
+    ]
+
+
+def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inprocess: dict, logbench=None,
+              plans=None, uploads=None, webhooks=None, command: str = "") -> None:
+    missed = [c for c in checks if not c.ok and not c.skipped]
+    skipped = [c for c in checks if c.skipped]
+    verdict = (
+        "Every target is met." if not missed
+        else f"**{len(missed)} target(s) missed**: " + ", ".join(f"`{c.name}`" for c in missed) + "."
+    )
+    if skipped:
+        verdict += " Not measured in this run: " + ", ".join(f"`{c.name}`" for c in skipped) + "."
     lines = [
         "# Benchmarks",
         "",
         "Generated by `make bench` (`python -m bench`); rerun it to refresh every figure below.",
         "",
-        f"Run: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.",
+        f"Run: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, `make bench"
+        + (f' BENCH_ARGS="{command}"' if command else "") + "`.",
         "",
-        "## HTTP throughput and latency under gunicorn",
+        verdict,
         "",
-        *table(targets),
+        "## Targets",
         "",
-        "### Targets",
+        "Ratios are medians of the rounds' ratios, each taken inside one round (the same servers, one target "
+        "after the other), so they hold on a busier or faster machine where absolute figures do not.",
         "",
         "```",
         *[c.line().strip() for c in checks],
         "```",
         "",
+        "## Ratios, round by round",
+        "",
+        *ratio_table(targets, settings.get("rounds", 1)),
+        "",
+        "## HTTP throughput and latency under gunicorn (medians of the rounds)",
+        "",
+        *table(targets),
+        "",
+        *_plans_section(plans or {}),
+        *_logbench_section(logbench),
         "## Method",
         "",
-        f"- Data: the `thingyard_bench` database with {seed.things:,} Things ({settings['seed_line']}).",
-        f"- Server: {settings['server']}, on a free loopback port, settings `bench.settings` (the test "
-        "settings with DEBUG off, persistent database connections as in production, rate limit raised "
-        "out of the way; `bench.urls` = the production URLconf plus the floor route).",
+        f"- Data: the `thingyard_bench` database with {seed.things:,} Things ({settings['seed_line']})"
+        + (f"; with `--scale`, `thingyard_bench_1m` with {scale['things']:,} Things by the same generator "
+           f"(seeded {scale['seeded_at']} in {scale['seconds']:.0f} s)" if scale else "") + ".",
+        f"- Server: {settings['server']}, on free loopback ports, settings `bench.settings` (the test "
+        "settings with DEBUG off, persistent database connections and health checks as in production, rate "
+        "limit raised out of the way; `bench.urls` = the production URLconf plus the floor and the DRF "
+        "baseline). One server per catalogue and per search-cache setting (`main`, `main_cold`, `scale`, "
+        "`scale_cold`); the idle ones cost nothing while another is loaded.",
         f"- Load: {settings['tool']}; {settings['concurrency']} concurrent keep-alive connections, "
-        f"{settings['warmup']:g} s warm-up then {settings['duration']:g} s measured per target, one target at a time, "
-        "all in the same run against the same server.",
+        f"{settings['warmup']:g} s warm-up then {settings['duration']:g} s measured per target; "
+        f"{settings['rounds']} rounds, each loading every target once in the order of the table.",
         "- Floor: a plain Django view (`bench.views.floor`: no DRF, no authentication, no database) that "
         "serialises a JSON object of the same size as the Thing detail body (a real detail response, "
-        "replayed) through the same middleware stack. `vs floor` is throughput relative to it.",
+        "replayed) through the same middleware stack.",
+        "- DRF baseline (`bench/drf_baseline.py`): a `ReadOnlyModelViewSet` over the same tables, "
+        "`ModelSerializer`s, django-oauth-toolkit's `OAuth2Authentication`, `PageNumberPagination` (with its "
+        "COUNT), search as Django's documentation writes it (`SearchQuery` on the stored vector, ordered by "
+        "`SearchRank`); no rate limit. Served by the same gunicorn, same token.",
         "- API targets send a Bearer token of an approved app (the full authentication and rate-limit "
         "path, counting in Redis). Detail requests pick a random published Thing among "
         f"{settings['detail_ids']} ids; search requests pick a random term among "
         + ", ".join(f"`{t}`" for t in settings["search_terms"])
-        + " (from a very common word to a two-word query); any non-2xx answer is an error.",
+        + " (from a very common word to a rare one); any non-2xx answer is an error.",
+        "- `search` is search as deployed (its ranked window cached in Redis for 60 s, so under load most "
+        "requests reuse a window); `search, window cache off` computes every window, the worst case.",
         "- Latency is client-side, from sending the request to reading the whole response; with one "
-        "connection per worker thread nothing waits in gunicorn's backlog, but requests do share the CPUs.",
-        "- Persistent database connections per database (`DATABASES['default']['CONN_MAX_AGE']`), as "
-        "`config/settings/production.py` sets them.",
+        "connection per worker thread nothing waits in gunicorn's backlog, but requests share the CPUs.",
         "",
         "Where the targets are missed, [performance.md](performance.md) explains why, with the cost of "
         "each part of a request.",
@@ -166,9 +319,10 @@ def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: d
         "## Machine",
         "",
         f"- {info['cpus']} CPUs ({info['cpu']}), {info['memory']} memory, {info['os']}",
-        f"- Python {info['python']}, {settings['postgres']}, Redis {settings['redis']}, gunicorn {info['gunicorn']}",
-        f"- Load average when the measurement started: {info['loadavg']} (the load generator, gunicorn, "
-        "PostgreSQL and Redis share these CPUs).",
+        f"- Python {info['python']}, {settings['postgres']} ({settings['postgres_settings']}), "
+        f"Redis {settings['redis']}, gunicorn {info['gunicorn']}",
+        f"- Load average when the measurement started: {info['loadavg']} (wrk, gunicorn, PostgreSQL and "
+        "Redis share these CPUs, and other work may run on the machine).",
         "",
         "## In-process checks (Django test client)",
         "",
@@ -181,18 +335,24 @@ def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: d
         lines += uploads_section(uploads)
     if webhooks is not None:
         lines += webhooks_section(webhooks)
-    if seed.steps:
+    for label, result in (("100k", seed), ("1M", scale)):
+        if not result:
+            continue
+        result = result if isinstance(result, dict) else result.__dict__
+        if not result.get("steps"):
+            continue
         lines += [
-            "## Seeding",
+            f"## Seeding ({label})",
             "",
-            (f"This run reused the catalogue seeded {seed.seeded_at}: " if seed.reused else "")
-            + f"{seed.things:,} Things seeded in {seed.seconds:.1f} s (target < {SEED_SECONDS_TARGET:.0f} s) with "
-            "PostgreSQL COPY (psycopg 3), secondary indexes dropped and rebuilt around the load, in one "
-            f"transaction; search vectors by {seed.vectors_by}.",
+            (f"This run reused the catalogue seeded {result['seeded_at']}: " if result["reused"] else "")
+            + f"{result['things']:,} Things seeded in {result['seconds']:.1f} s"
+            + (f" (target < {SEED_SECONDS_TARGET:.0f} s)" if label == "100k" else "")
+            + " with PostgreSQL COPY (psycopg 3), secondary indexes dropped and rebuilt around the load, in one "
+            f"transaction; search vectors and search rows by {result['vectors_by']}.",
             "",
             "| step | seconds |",
             "|---|---:|",
-            *[f"| {name} | {secs:.1f} |" for name, secs in seed.steps.items()],
+            *[f"| {name} | {secs:.1f} |" for name, secs in result["steps"].items()],
             "",
         ]
     lines += [
@@ -200,8 +360,10 @@ def doc_write(*, targets, checks, seed, settings: dict, info: dict, inprocess: d
         "",
         "`make bench` after `make install-test`, with PostgreSQL and Redis running (`DATABASE_URL`, "
         "`REDIS_URL`). The first run creates and seeds `thingyard_bench`; later runs reuse it "
-        "(`make bench BENCH_ARGS=--reseed` seeds again). `BENCH_ARGS` also takes `--duration`, "
-        "`--concurrency`, `--workers`, `--tool {auto,wrk,python}`, `--no-docs`; see `python -m bench --help`.",
+        "(`make bench BENCH_ARGS=--reseed` seeds again). `BENCH_ARGS=--scale` adds the 1M catalogue "
+        "(seeded once, a few minutes). `BENCH_ARGS` also takes `--rounds`, `--duration`, `--concurrency`, "
+        "`--workers`, `--no-fail` (report without failing), `--no-docs`; see `python -m bench --help`. wrk "
+        "is installed with apt-get when missing.",
         "",
     ]
     DOC_PATH.write_text("\n".join(lines))
@@ -215,10 +377,11 @@ def uploads_section(results) -> list[str]:
         "## Upload processing (finalize to live)",
         "",
         "| upload | file (MB) | status | finalize→live (s) | incl. worker start (s) | worker RSS before (MB) "
-        "| worker peak RSS (MB) |",
-        "|---|---:|---|---:|---:|---:|---:|",
+        "| worker peak RSS (MB) | work (MB) | peak before issue 17 (MB) |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
         *[f"| {m.label} | {m.file_mb:.1f} | {m.status} | {m.seconds:.2f} | {m.wall_seconds:.2f} | "
-          f"{m.baseline_rss_mb:.0f} | {m.peak_rss_mb:.0f} |" for m in results],
+          f"{m.baseline_rss_mb:.0f} | {m.peak_rss_mb:.0f} | {m.peak_rss_mb - m.baseline_rss_mb:.0f} | "
+          f"{PREVIOUS['upload_' + m.kind + '_peak_rss_mb']:.0f} |" for m in results],
         "",
         "- Generated uploads: a closed torus of 1,000,000 triangles as binary STL (50 MB) and a "
         f"{uploads.JPEG_SIZE[0]}×{uploads.JPEG_SIZE[1]} JPEG (gradients and noise, quality 90), put in moto's S3 "
@@ -226,12 +389,15 @@ def uploads_section(results) -> list[str]:
         "- Each is finalized by a fresh worker process (`python -m bench.uploads --child`, settings "
         "`bench.settings`: Celery eager, so the on-commit processing task runs in that process): the time is "
         "from the `upload_finalize` call until the row is live; the peak is the process's VmHWM, the "
-        "'before' figure its RSS once Django, numpy, Pillow and boto3 are loaded (an idle worker).",
-        f"- Targets: STL peak ≤ file + {uploads.STL_RSS_CONSTANT_MB:.0f} MB (the file is memory-mapped; the "
-        "constant is the idle worker, ~120 MB, plus chunk buffers, the thumbnail's depth order (≤ 12 MB) "
-        "and one pass of the closed-mesh check's edge keys, at most 32 MB), "
-        f"≤ {uploads.STL_SECONDS_TARGET:.0f} s; JPEG peak ≤ {uploads.JPEG_RSS_MB_TARGET:.0f} MB "
-        f"(decoded at 1/4 scale), ≤ {uploads.JPEG_SECONDS_TARGET:.0f} s.",
+        "'before' figure its RSS once Django, numpy, Pillow and boto3 are loaded (an idle worker); work = "
+        "peak − before. `python -m bench.stlmemory` splits the STL's work by stage.",
+        f"- Targets: STL work ≤ {uploads.STL_WORK_MB_TARGET:.0f} MB above the idle worker (the file is read "
+        "a chunk at a time, never mapped; the thumbnail orders one depth slab at a time; two parts of a "
+        f"derivative in flight), ≤ {uploads.STL_SECONDS_TARGET:.0f} s; JPEG peak ≤ "
+        f"{uploads.JPEG_RSS_MB_TARGET:.0f} MB (decoded at 1/4 scale), ≤ {uploads.JPEG_SECONDS_TARGET:.0f} s.",
+        f"- Before issue 17 (quiet machine, 2026-11-21): STL {PREVIOUS['upload_stl_seconds']} s, peak "
+        f"{PREVIOUS['upload_stl_peak_rss_mb']:.0f} MB; JPEG {PREVIOUS['upload_jpeg_seconds']} s, peak "
+        f"{PREVIOUS['upload_jpeg_peak_rss_mb']:.0f} MB.",
         "",
     ]
 
@@ -251,6 +417,8 @@ def webhooks_section(result) -> list[str]:
         f"{result.latency_p50_ms:.1f} | {result.latency_p95_ms:.1f} | {result.latency_max_ms:.1f} | |",
         f"| burst (one transaction) | {result.burst_delivered}/{result.burst_events} | | | | "
         f"{result.deliveries_per_s:.0f} |",
+        f"| before issue 17 (quiet machine, 2026-11-21) | | {PREVIOUS['webhook_latency_p50_ms']} | "
+        f"{PREVIOUS['webhook_latency_p95_ms']} | | {PREVIOUS['webhook_deliveries_per_s']:.0f} |",
         "",
         "- A real worker (`celery -A config worker --pool=solo`: one process, one task at a time) on the Redis "
         "broker, settings `bench.settings_webhooks`, delivers to a receiver on loopback (http.server threads in "

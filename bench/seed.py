@@ -22,32 +22,18 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "thingyard_bench"
 # Bump when the generated data changes shape, so existing bench databases are reseeded.
-SEED_VERSION = 2
+SEED_VERSION = 3
 MARKER_TABLE = "bench_seed_marker"
 USER_COUNT = 1000
 TAG_COUNT = 2000
 USERNAME_PREFIX = "bench-"
 RANDOM_SEED = 20260101
-# Batch size when the search app's own thing_index_search() computes the vectors.
+# Things per thing_index_search() call while seeding: one set-based statement each.
 INDEX_BATCH = 10_000
-# The expression of apps.search.services.thing_index_search (English, name A > tags B > description C,
-# tag underscores read as spaces), for when that service is still a placeholder.
-SEARCH_VECTOR_SQL = """
-UPDATE things_thing AS t
-SET search_vector =
-      setweight(to_tsvector('english', coalesce(t.name, '')), 'A')
-   || setweight(to_tsvector('english', coalesce(tg.names, '')), 'B')
-   || setweight(to_tsvector('english', coalesce(t.description, '')), 'C')
-FROM (
-    SELECT th.id, string_agg(replace(tag.name, '_', ' '), ' ' ORDER BY tt.position, tt.id) AS names
-    FROM things_thing th
-    LEFT JOIN things_thingtag tt ON tt.thing_id = th.id
-    LEFT JOIN things_tag tag ON tag.id = tt.tag_id
-    WHERE th.id BETWEEN %(low)s AND %(high)s
-    GROUP BY th.id
-) AS tg
-WHERE t.id = tg.id
-"""
+# `--scale`: the second catalogue, for search at a million Things (issue 17).
+SCALE_DB_NAME = "thingyard_bench_1m"
+SCALE_THINGS = 1_000_000
+SEARCH_TABLE = "search_thing"  # apps.search.models.SearchThing, when the search app has it
 
 
 @dataclass
@@ -60,13 +46,13 @@ class SeedResult:
     seeded_at: str = ""
 
 
-def database_url(base_url: str) -> str:
-    """The bench database's URL on the server of `base_url`, created when missing."""
+def database_url(base_url: str, name: str = DB_NAME) -> str:
+    """The URL of the bench database `name` on the server of `base_url`, created when missing."""
     server = base_url.rsplit("/", 1)[0]
     with psycopg.connect(server + "/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DB_NAME,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
-    return server + "/" + DB_NAME
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+    return server + "/" + name
 
 
 def catalogue_ensure(*, things: int, reseed: bool = False) -> SeedResult:
@@ -86,6 +72,9 @@ def catalogue_ensure(*, things: int, reseed: bool = False) -> SeedResult:
         # Django's connection hands jsonb back undecoded; steps are [name, seconds] pairs (jsonb objects
         # do not keep their key order).
         steps = json.loads(marker[3]) if isinstance(marker[3], str) else marker[3] or []
+        with connection.cursor() as cursor:
+            # A migration may have filled a table since the seed (the search table): fresh statistics.
+            cursor.execute("ANALYZE " + ", ".join(_bulk_tables(cursor)))
         return SeedResult(things=things, reused=True, seconds=marker[2], steps=dict(steps),
                           vectors_by=marker[4], seeded_at=f"{marker[5]:%Y-%m-%d %H:%M} UTC")
     return catalogue_seed(things=things)
@@ -123,14 +112,18 @@ def catalogue_seed(*, things: int) -> SeedResult:
         # CREATE INDEX refuses to run on a table with pending trigger events.
         step("foreign key checks", cursor.execute, "SET CONSTRAINTS ALL IMMEDIATE")
         # GIN indexes are built after the vectors exist; the B-trees first (the vector query joins on them).
-        gin = [ddl for ddl in dropped if " USING gin " in ddl.lower()]
+        gin = [ddl for ddl in dropped if " using gin " in ddl.lower()]
         step("recreate b-tree indexes", _indexes_create, cursor, [ddl for ddl in dropped if ddl not in gin])
         result.vectors_by = step("search vectors", _search_vectors, cursor, things)
         if gin:
             step("recreate gin indexes", _indexes_create, cursor, gin)
-    # VACUUM cannot run in a transaction; it also clears the dead rows the vector UPDATE left behind.
+    # VACUUM cannot run in a transaction. The vector UPDATE left a dead copy of every Thing row behind:
+    # VACUUM FULL rewrites the table compact, as a catalogue grown one Thing at a time would be (a plain
+    # VACUUM would leave the file twice its size, and every scan of it twice as slow).
     with connection.cursor() as cursor:
-        step("vacuum analyze", cursor.execute, "VACUUM ANALYZE things_thing, things_thingtag, things_tag, accounts_user")
+        step("vacuum full things", cursor.execute, "VACUUM FULL things_thing")
+        tables = ", ".join(_bulk_tables(cursor) + ["things_tag", "accounts_user"])
+        step("vacuum analyze", cursor.execute, f"VACUUM ANALYZE {tables}")
         result.seconds = time.perf_counter() - started
         result.seeded_at = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC"
         cursor.execute(f"DELETE FROM {MARKER_TABLE}")
@@ -151,15 +144,22 @@ def _secondary_indexes_drop(cursor) -> list[str]:
         """
         SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
         FROM pg_index i
-        WHERE i.indrelid IN ('things_thing'::regclass, 'things_thingtag'::regclass)
+        WHERE i.indrelid = ANY(%s::regclass[])
           AND NOT i.indisunique AND NOT i.indisprimary
           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid)
-        """
+        """,
+        [_bulk_tables(cursor)],
     )
     rows = cursor.fetchall()
     for name, _ in rows:
         cursor.execute(f"DROP INDEX {name}")
     return [ddl for _, ddl in rows]
+
+
+def _bulk_tables(cursor) -> list[str]:
+    """The tables the seed fills in bulk: Things, their tags, and the search app's rows when it has them."""
+    cursor.execute("SELECT to_regclass(%s)::text", [SEARCH_TABLE])
+    return ["things_thing", "things_thingtag"] + ([SEARCH_TABLE] if cursor.fetchone()[0] else [])
 
 
 def _indexes_create(cursor, definitions: list[str]) -> None:
@@ -363,30 +363,14 @@ def _thing_tags_copy(raw, rng: random.Random, things: int, tag_count: int) -> No
 
 
 def _search_vectors(cursor, things: int) -> str:
-    """Fill every Thing's search_vector; the search app's own service when it is implemented.
+    """Index every Thing for search with the search app's own service (the one source of the vector and
+    of the search rows), INDEX_BATCH ids per set-based statement."""
+    from apps.search.services import thing_index_search
 
-    apps.search.services.thing_index_search is the source of truth for the expression. While it is a
-    placeholder (it leaves the vector NULL) the same weighted expression runs here as set-based SQL.
-    """
-    try:
-        from apps.search.services import thing_index_search
-    except ImportError:
-        thing_index_search = None
-    if thing_index_search is not None:
-        started = time.perf_counter()
-        thing_index_search(thing_ids=list(range(1, INDEX_BATCH + 1)))
-        cursor.execute("SELECT count(*) FROM things_thing WHERE id <= %s AND search_vector IS NOT NULL",
-                       [INDEX_BATCH])
-        if cursor.fetchone()[0] > 0:
-            estimate = (time.perf_counter() - started) * things / INDEX_BATCH
-            if estimate < 90:
-                for low in range(INDEX_BATCH + 1, things + 1, INDEX_BATCH):
-                    thing_index_search(thing_ids=list(range(low, min(low + INDEX_BATCH, things + 1))))
-                return "apps.search.services.thing_index_search"
-            print(f"  seed: thing_index_search would take ~{estimate:.0f} s for all Things; using set-based SQL")
     cursor.execute("SET LOCAL work_mem = '64MB'")
-    cursor.execute(SEARCH_VECTOR_SQL, {"low": 1, "high": things})
-    return "bench.seed.SEARCH_VECTOR_SQL (english, name A / tags B / description C)"
+    for low in range(1, things + 1, INDEX_BATCH):
+        thing_index_search(thing_ids=range(low, min(low + INDEX_BATCH, things + 1)))
+    return "apps.search.services.thing_index_search"
 
 
 def catalogue_sample(*, count: int, rng_seed: int = 7) -> dict:
@@ -416,3 +400,40 @@ def catalogue_sample(*, count: int, rng_seed: int = 7) -> dict:
         )
         tag = (cursor.fetchone() or [None])[0]
     return {"thing_ids": ids, "creator": creator, "category": category, "tag": tag}
+
+
+def main() -> int:
+    """`python -m bench.seed --database NAME --things N`: ensure that catalogue (a subprocess of `make
+    bench --scale`, which keeps its own connection on the 100k catalogue); prints the result as JSON."""
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(prog="python -m bench.seed")
+    parser.add_argument("--database", default=DB_NAME)
+    parser.add_argument("--things", type=int, default=100_000)
+    parser.add_argument("--reseed", action="store_true")
+    parser.add_argument("--token", action="store_true", help="also make the bench client's access token")
+    args = parser.parse_args()
+    os.environ["DATABASE_URL"] = database_url(
+        os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/thingyard"), args.database
+    )
+    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/9")
+    os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    result = catalogue_ensure(things=args.things, reseed=args.reseed)
+    data = dict(result.__dict__)
+    if args.token:
+        from bench.targets import bench_client_token
+
+        data["token"] = bench_client_token()
+    print("SEED_RESULT " + json.dumps(data))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -4,6 +4,8 @@ Only `make bench` uses this module. DEBUG is off, database connections persist a
 production (CONN_MAX_AGE), and ROOT_URLCONF adds the bare floor view to the real URLconf, so the
 production URLconf never contains it.
 """
+import os
+
 from config.settings.test import *  # noqa: F401,F403
 
 DEBUG = False
@@ -25,3 +27,7 @@ LOGGING = {
     # A 4xx is part of a benchmark's error count, not a log line per request.
     "loggers": {"django.request": {"level": "ERROR"}},
 }
+# The servers `make bench` starts with the search window cache off (bench/targets.py COLD_ENV), to show
+# what a search costs when its window is not cached.
+if os.environ.get("BENCH_SEARCH_WINDOW_CACHE") == "0":
+    SEARCH_WINDOW_CACHE_SECONDS = 0

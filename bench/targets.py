@@ -1,17 +1,34 @@
-"""The HTTP part of `make bench`: choose the targets, start gunicorn, load each target, stop gunicorn.
+"""The HTTP part of `make bench`: choose the targets, start gunicorn, load each target with wrk, in rounds.
+
+Every endpoint is measured beside the bare-Django floor and beside the idiomatic DRF baseline
+(bench/drf_baseline.py) of the same data, against servers started once for the whole run. One round
+loads every target once, one after the other; `rounds` rounds run back to back, and every ratio is taken
+inside one round (the machine's speed drifts between rounds; within one it is shared alike), then the
+median of the rounds' ratios is reported.
+
+Servers (same settings, same gunicorn configuration, one per catalogue and search-cache setting):
+- `main`: the 100k catalogue; the floor, detail, list, search and the DRF baseline.
+- `main_cold`: the 100k catalogue with the search window cache off (every search computes its window).
+- `scale`, `scale_cold` (with `--scale`): the 1M catalogue, search only, cache on and off.
 
 The endpoints are probed in-process first (Django test client, same settings and database), so a target
-whose endpoint is not built yet is reported as not measured instead of flooding the server with 404s.
+whose endpoint does not answer is reported as not measured instead of flooding the server with 4xx.
 """
 import http.client
 import json
 import statistics
+import subprocess
+import sys
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import quote
 
 from bench import load, seed, words
-from bench.report import Target, machine
+from bench.drf_baseline import DRF_PREFIX
+from bench.load import LoadResult
+from bench.report import machine
 from bench.server import GunicornServer, ServerConfig
 from bench.urls import FLOOR_PATH
 from bench.views import synthetic_payload
@@ -20,6 +37,37 @@ BENCH_USERNAME = "benchclient"
 BENCH_APP_CLIENT_ID = "thingyard-bench-app"
 DETAIL_IDS = 2000
 LIST_PER_PAGE = 30
+# Environment of the servers whose search window cache is off (bench.settings reads it).
+COLD_ENV = {"BENCH_SEARCH_WINDOW_CACHE": "0"}
+
+
+@dataclass
+class Target:
+    """One HTTP target: its results per round, or why it was not measured (skipped)."""
+
+    key: str
+    label: str
+    server: str
+    paths: list
+    results: list = field(default_factory=list)  # LoadResult per round
+    body_bytes: int = 0
+    skipped: str = ""
+
+    def median(self, attribute: str) -> float | None:
+        values = [getattr(r, attribute) for r in self.results]
+        return statistics.median(values) if values else None
+
+    @property
+    def requests(self) -> int:
+        return sum(r.requests for r in self.results)
+
+    @property
+    def errors(self) -> dict:
+        total: dict = {}
+        for r in self.results:
+            for k, v in r.errors.items():
+                total[k] = total.get(k, 0) + v
+        return total
 
 
 def bench_client_token() -> str:
@@ -71,18 +119,33 @@ def _probe(client, path: str):
     return response.status_code, body, data
 
 
-def targets_choose(*, token: str, workdir: Path) -> tuple[dict[str, Target], Path]:
-    """The four targets with their request paths, and the floor's payload file sized like a Thing."""
+def search_paths(prefix: str = "/search/") -> list[str]:
+    return [f"{prefix}{quote(t)}/" for t in words.SEARCH_TERMS]
+
+
+def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str, Target], Path]:
+    """Every target with its request paths, and the floor's payload file sized like a Thing."""
     from django.test import Client
 
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
     sample = seed.catalogue_sample(count=DETAIL_IDS)
+    ids = sample["thing_ids"]
+    drf_search = [f"{DRF_PREFIX}search/{quote(t)}/" for t in words.SEARCH_TERMS]
     targets = {
-        "floor": Target("floor", "floor (plain Django JSON view)", [FLOOR_PATH]),
-        "detail": Target("detail", "GET /things/{id}/", [f"/things/{i}/" for i in sample["thing_ids"]]),
-        "list": Target("list", f"{LIST_PER_PAGE}-item list", []),
-        "search": Target("search", "GET /search/{term}/", [f"/search/{quote(t)}/" for t in words.SEARCH_TERMS]),
+        "floor": Target("floor", "floor (plain Django JSON view)", "main", [FLOOR_PATH]),
+        "detail": Target("detail", "GET /things/{id}/", "main", [f"/things/{i}/" for i in ids]),
+        "detail_drf": Target("detail_drf", "DRF baseline: detail", "main", [f"{DRF_PREFIX}{i}/" for i in ids]),
+        "list": Target("list", f"{LIST_PER_PAGE}-item list", "main", []),
+        "list_drf": Target("list_drf", f"DRF baseline: {LIST_PER_PAGE}-item list", "main",
+                           [f"{DRF_PREFIX}?page_size={LIST_PER_PAGE}"]),
+        "search": Target("search", "GET /search/{term}/ (100k)", "main", search_paths()),
+        "search_drf": Target("search_drf", "DRF baseline: search (100k)", "main", drf_search),
+        "search_cold": Target("search_cold", "search, window cache off (100k)", "main_cold", search_paths()),
     }
+    if scale:
+        targets["search_1m"] = Target("search_1m", "GET /search/{term}/ (1M)", "scale", search_paths())
+        targets["search_1m_cold"] = Target("search_1m_cold", "search, window cache off (1M)", "scale_cold",
+                                           search_paths())
 
     detail = targets["detail"]
     bodies = []
@@ -105,10 +168,6 @@ def targets_choose(*, token: str, workdir: Path) -> tuple[dict[str, Target], Pat
     candidates = [f"/newest/?per_page={LIST_PER_PAGE}"]
     if sample["creator"]:
         candidates.append(f"/users/{sample['creator']}/things?per_page={LIST_PER_PAGE}")
-    if sample["category"]:
-        candidates.append(f"/categories/{sample['category']}/things?per_page={LIST_PER_PAGE}")
-    if sample["tag"]:
-        candidates.append(f"/tags/{quote(sample['tag'])}/things?per_page={LIST_PER_PAGE}")
     answers = []
     for path in candidates:
         status, body, data = _probe(client, path)
@@ -119,18 +178,18 @@ def targets_choose(*, token: str, workdir: Path) -> tuple[dict[str, Target], Pat
     else:
         lst.skipped = "no list endpoint answered 30 items (" + ", ".join(answers) + ")"
 
-    search = targets["search"]
-    statuses = [_probe(client, path)[0] for path in search.paths]
-    if all(s == 404 for s in statuses):
-        search.skipped = "every term answered 404 (endpoint not built?)"
-    elif any(s != 200 for s in statuses):
-        # Kept: a term that fails under load shows as errors, as it should.
-        print(f"  warning: search probe statuses {dict(zip(words.SEARCH_TERMS, statuses))}")
+    for key in ("detail_drf", "list_drf", "search", "search_drf"):
+        target = targets[key]
+        statuses = {path: _probe(client, path)[0] for path in target.paths[:5]}
+        bad = {p: s for p, s in statuses.items() if s != 200}
+        if bad:
+            target.skipped = "probe: " + ", ".join(f"{p} {s}" for p, s in bad.items())
+    targets["search_cold"].skipped = targets["search"].skipped
     return targets, payload_path
 
 
 def _body_size(port: int, path: str, token: str) -> tuple[int, int]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     try:
         conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
         response = conn.getresponse()
@@ -139,60 +198,106 @@ def _body_size(port: int, path: str, token: str) -> tuple[int, int]:
         conn.close()
 
 
-def _server_versions() -> dict:
+def server_versions() -> dict:
+    import redis
     from django.conf import settings
     from django.db import connection
-
-    import redis
 
     with connection.cursor() as cursor:
         cursor.execute("SHOW server_version")
         postgres = "PostgreSQL " + cursor.fetchone()[0].split()[0]
+        settings_shown = {}
+        for name in ("shared_buffers", "effective_cache_size", "work_mem", "random_page_cost", "jit"):
+            cursor.execute(f"SHOW {name}")
+            settings_shown[name] = cursor.fetchone()[0]
     try:
         redis_version = redis.Redis.from_url(settings.REDIS_URL).info("server")["redis_version"]
     except redis.RedisError:
         redis_version = "?"
-    return {"postgres": postgres, "redis": redis_version}
+    return {"postgres": postgres, "redis": redis_version,
+            "postgres_settings": ", ".join(f"{k} {v}" for k, v in settings_shown.items())}
 
 
-def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup: float, tool_preference: str,
-             workdir: Path) -> tuple[dict[str, Target], dict]:
-    tool = load.tool_choose(tool_preference)
+def scale_prepare(*, base_url: str, reseed: bool) -> dict:
+    """Seed (or reuse) the 1M catalogue in a subprocess; its result, token and database URL."""
+    url = seed.database_url(base_url, seed.SCALE_DB_NAME)
+    command = [sys.executable, "-m", "bench.seed", "--database", seed.SCALE_DB_NAME,
+               "--things", str(seed.SCALE_THINGS), "--token"] + (["--reseed"] if reseed else [])
+    done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    for line in done.stdout.splitlines():
+        if line.startswith("  seed:"):
+            print(line, flush=True)
+    result_line = next((ln for ln in done.stdout.splitlines() if ln.startswith("SEED_RESULT ")), None)
+    if done.returncode != 0 or result_line is None:
+        raise RuntimeError(f"seeding {seed.SCALE_DB_NAME} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    data = json.loads(result_line.removeprefix("SEED_RESULT "))
+    data["database_url"] = url
+    return data
+
+
+def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup: float, rounds: int,
+             workdir: Path, scale: dict | None) -> tuple[dict[str, Target], dict]:
+    """Start the servers, run `rounds` rounds over every target, stop the servers."""
+    tool = load.tool_describe(load.wrk_ensure())
     token = bench_client_token()
-    targets, payload_path = targets_choose(token=token, workdir=workdir)
+    targets, payload_path = targets_choose(token=token, workdir=workdir, scale=scale is not None)
     settings = {
         "server": config.describe(),
-        "tool": load.tool_describe(tool),
+        "tool": tool,
         "concurrency": concurrency,
         "duration": duration,
         "warmup": warmup,
+        "rounds": rounds,
         "detail_ids": len(targets["detail"].paths),
         "search_terms": words.SEARCH_TERMS,
-        **_server_versions(),
+        **server_versions(),
     }
-    print(f"== HTTP: {settings['server']}; {settings['tool']}; {concurrency} connections, "
-          f"{warmup:g} s warm-up + {duration:g} s per target")
-    headers = {"Authorization": f"Bearer {token}"}
-    with GunicornServer(config, env={}, floor_payload=payload_path, log_path=workdir / "gunicorn.log") as server:
+    print(f"== HTTP: {settings['server']}; {settings['tool']}; {concurrency} connections; "
+          f"{rounds} rounds of {warmup:g} s warm-up + {duration:g} s per target")
+    tokens = {"main": token, "main_cold": token}
+    envs = {"main": {}, "main_cold": dict(COLD_ENV)}
+    if scale is not None:
+        tokens["scale"] = tokens["scale_cold"] = scale["token"]
+        envs["scale"] = {"DATABASE_URL": scale["database_url"]}
+        envs["scale_cold"] = {"DATABASE_URL": scale["database_url"], **COLD_ENV}
+    with ExitStack() as stack:
+        servers = {
+            name: stack.enter_context(GunicornServer(config, env=env, floor_payload=payload_path,
+                                                     log_path=workdir / f"gunicorn-{name}.log"))
+            for name, env in envs.items()
+        }
         settings["machine"] = machine()
         try:
             for target in targets.values():
                 if target.skipped:
-                    print(f"  {target.label:<34} not measured: {target.skipped}")
+                    print(f"  {target.label:<36} not measured: {target.skipped}")
                     continue
-                status, size = _body_size(server.port, target.paths[0], token)
-                if target.key != "detail" or not target.body_bytes:
+                server = servers[target.server]
+                status, size = _body_size(server.port, target.paths[0], tokens[target.server])
+                if status != 200:
+                    target.skipped = f"{target.paths[0]} answered {status} under gunicorn"
+                    print(f"  {target.label:<36} not measured: {target.skipped}")
+                    continue
+                if not target.body_bytes:
                     target.body_bytes = size
-                load.run(tool, port=server.port, paths=target.paths, headers=headers, concurrency=concurrency,
-                         seconds=warmup)
-                r = load.run(tool, port=server.port, paths=target.paths, headers=headers,
-                             concurrency=concurrency, seconds=duration)
-                target.result = r
-                print(f"  {target.label:<34} {r.throughput:7.0f} req/s  p50 {r.p50_ms:6.1f}  p95 {r.p95_ms:6.1f}  "
-                      f"p99 {r.p99_ms:6.1f} ms  errors {r.error_count}  ({target.body_bytes} B)", flush=True)
+            for round_no in range(1, rounds + 1):
+                print(f"-- round {round_no}/{rounds}", flush=True)
+                for target in targets.values():
+                    if target.skipped:
+                        continue
+                    server = servers[target.server]
+                    headers = {"Authorization": f"Bearer {tokens[target.server]}"}
+                    load.run(port=server.port, paths=target.paths, headers=headers, concurrency=concurrency,
+                             seconds=warmup)
+                    r: LoadResult = load.run(port=server.port, paths=target.paths, headers=headers,
+                                             concurrency=concurrency, seconds=duration)
+                    target.results.append(r)
+                    print(f"  {target.label:<36} {r.throughput:7.0f} req/s  p50 {r.p50_ms:6.1f}  "
+                          f"p95 {r.p95_ms:6.1f}  p99 {r.p99_ms:6.1f} ms  errors {r.error_count}", flush=True)
         except BaseException:
-            tail = server.log_tail()
-            if tail:
-                print("gunicorn log (tail):\n" + tail)
+            for name, server in servers.items():
+                tail = server.log_tail()
+                if tail:
+                    print(f"gunicorn {name} log (tail):\n{tail}")
             raise
     return targets, settings

@@ -5,6 +5,8 @@ Counters stay exact under concurrency:
 - `Thing.make_count` is the number of the Thing's visible (not hidden) makes. Every change takes the
   Thing's row lock first, then the make's, so creating, deleting and re-counting never interleave.
 - `Make.like_count` changes under the make's row lock with an F() update, as Thing likes do.
+- `make_count` is written through apps.search's thing_counters_update: the Thing's search row (sorted
+  and filtered by it) follows in the same statement.
 """
 from django.db import transaction
 from django.db.models import F
@@ -14,6 +16,7 @@ from apps.accounts.services import event_record
 from apps.core.exceptions import NotFound, RuleViolation
 from apps.makes import rules
 from apps.makes.models import Make, MakeLike
+from apps.search.services import thing_counters_update
 from apps.things.likes import counted_like_add, counted_like_remove, counted_likes_release_for_user
 from apps.things.models import Thing
 from apps.uploads.models import Image, Upload
@@ -54,7 +57,7 @@ def _delete_locked(make_ids: list[int]) -> None:
 
 def _create_locked(*, thing: Thing, creator, description: str = "") -> Make:
     make = Make.objects.create(thing=thing, creator=creator, description=description)
-    Thing.objects.filter(pk=thing.pk).update(make_count=F("make_count") + 1)
+    thing_counters_update(Thing.objects.filter(pk=thing.pk), make_count=F("make_count") + 1)
     event_record(
         recipient=thing.creator, actor=creator, kind=Event.Kind.MAKE, target_type="make", target_id=make.pk
     )
@@ -137,7 +140,8 @@ def make_delete(*, make: Make) -> None:
             return
         _delete_locked([make.pk])
         if not row["is_hidden"]:
-            Thing.objects.filter(pk=make.thing_id, make_count__gt=0).update(make_count=F("make_count") - 1)
+            thing_counters_update(Thing.objects.filter(pk=make.thing_id, make_count__gt=0),
+                                  make_count=F("make_count") - 1)
 
 
 def make_hidden_changed(*, make: Make) -> None:
@@ -148,7 +152,7 @@ def make_hidden_changed(*, make: Make) -> None:
         if not _lock_thing(make.thing_id):
             return
         count = Make.objects.filter(thing_id=make.thing_id, is_hidden=False).count()
-        Thing.objects.filter(pk=make.thing_id).update(make_count=count)
+        thing_counters_update(Thing.objects.filter(pk=make.thing_id), make_count=count)
 
 
 # --- images ------------------------------------------------------------------------------------------
@@ -222,5 +226,6 @@ def makes_release_for_user(*, user) -> None:
                     visible[thing_id] = visible.get(thing_id, 0) + 1
             _delete_locked([pk for pk, _, _ in own])
             for thing_id, n in visible.items():
-                Thing.objects.filter(pk=thing_id, make_count__gte=n).update(make_count=F("make_count") - n)
+                thing_counters_update(Thing.objects.filter(pk=thing_id, make_count__gte=n),
+                                      make_count=F("make_count") - n)
         counted_likes_release_for_user(**_MAKE_LIKES, user=user)

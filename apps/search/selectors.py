@@ -1,22 +1,28 @@
 """Reads of search (spec §4.1 user search, §4.7): Things by relevance, users, a tag, autocomplete.
 
-On PostgreSQL a term is matched with `websearch_to_tsquery('english', term)` against the GIN-indexed
-`Thing.search_vector` (services.thing_index_search) and ranked with `ts_rank` (name A > tags B >
-description C); elsewhere (the SQLite quick start) with `icontains` (backend.full_text_search_enabled).
-Thing searches return ThingResults: one query for the ordered ids, one for the page's Things.
+On PostgreSQL a term is matched with `websearch_to_tsquery('english', term)` against the search table
+(models.SearchThing, kept by services) and ranked with `ts_rank` (name A > tags B > description C);
+elsewhere (the SQLite quick start) with `icontains` on the Things (backend.full_text_search_enabled).
+Thing searches return ThingResults: one query for the ordered ids (none when the public search's
+window is cached: window.py), one for the page's Things.
 """
 import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connection
 from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, QuerySet, Value, When
 from django.db.models.functions import Collate, Lower
+from psycopg import ClientCursor
 
 from apps.accounts.models import User
 from apps.core.api import api_url
 from apps.core.exceptions import ValidationFailed
+from apps.core.moderation import viewer_sees_hidden
 from apps.search.backend import full_text_search_enabled
+from apps.search.models import SearchThing
+from apps.search.window import window_cache_seconds, window_get, window_key, window_set
 from apps.things.links import thing_public_url
 from apps.things.models import Category, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
@@ -61,79 +67,233 @@ class SearchParams:
 # --- Things ------------------------------------------------------------------------------------------
 
 
-def thing_search(*, term: str, viewer, params: SearchParams) -> QuerySet:
+@dataclass(frozen=True)
+class _Scope:
+    """Who may see which rows of a term search, as the search table's columns say it (the same rule as
+    things.selectors' thing_public_q / thing_visible_q over the Thing's own columns)."""
+
+    published_only: bool  # public search: published rows only
+    creator_id: int | None = None  # library and a user's Things: that creator's rows only
+    own_id: int | None = None  # the viewer, who also sees their own unpublished rows
+    hidden_too: bool = False  # staff see hidden rows
+    cacheable: bool = False  # the same window for every caller with this scope
+
+    def sql(self) -> tuple[list[str], list]:
+        conditions, params = [], []
+        if self.published_only:
+            conditions.append("is_published")
+        if self.creator_id is not None:
+            conditions.append("creator_id = %s")
+            params.append(self.creator_id)
+            if not self.published_only and self.own_id != self.creator_id:
+                conditions.append("is_published")
+        if not self.hidden_too:
+            conditions.append("NOT is_hidden")
+        return conditions, params
+
+
+def thing_search(*, term: str, viewer, params: SearchParams) -> "ThingResults":
     """Published Things matching `term` (all published Things when it is empty), filtered and sorted.
 
-    Every Thing search scopes through things.selectors' visibility rule, read from the row itself (no
-    separate index): a Thing hidden by a moderator or deleted leaves the results at once."""
-    scope = Thing.objects.filter(thing_public_q(viewer))
-    return _thing_search(scope, term=term, viewer=viewer, params=params)
+    Every Thing search scopes through things.selectors' visibility rule: the window from the search
+    table's copy of it, the page's Things from the Things themselves, so a Thing hidden by a moderator
+    or deleted never shows, even from a cached window (window.py)."""
+    visible = thing_public_q(viewer)
+    staff = viewer_sees_hidden(viewer)
+    scope = _Scope(published_only=True, hidden_too=staff, cacheable=not staff)
+    return _thing_search(visible, scope, term=term, params=params)
 
 
-def thing_search_library(*, term: str, viewer, params: SearchParams) -> QuerySet:
+def thing_search_library(*, term: str, viewer, params: SearchParams) -> "ThingResults":
     """The caller's own Things, published or not, matching `term` (all of them when it is empty)."""
-    scope = Thing.objects.filter(thing_visible_q(viewer), creator_id=viewer.pk)
-    return _thing_search(scope, term=term, viewer=viewer, params=params)
+    visible = thing_visible_q(viewer) & Q(creator_id=viewer.pk)
+    scope = _Scope(published_only=False, creator_id=viewer.pk, own_id=viewer.pk,
+                   hidden_too=viewer_sees_hidden(viewer))
+    return _thing_search(visible, scope, term=term, params=params)
 
 
-def thing_search_for_user(*, owner, term: str, viewer, params: SearchParams) -> QuerySet:
+def thing_search_for_user(*, owner, term: str, viewer, params: SearchParams) -> "ThingResults":
     """spec §4.1: `owner`'s Things matching `term`; their unpublished ones only when the caller is `owner`."""
-    scope = Thing.objects.filter(thing_visible_q(viewer), creator_id=owner.pk)
-    return _thing_search(scope, term=term, viewer=viewer, params=params)
+    visible = thing_visible_q(viewer) & Q(creator_id=owner.pk)
+    scope = _Scope(published_only=False, creator_id=owner.pk, own_id=getattr(viewer, "pk", None),
+                   hidden_too=viewer_sees_hidden(viewer))
+    return _thing_search(visible, scope, term=term, params=params)
 
 
-def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> QuerySet:
+def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResults":
     """Published Things carrying `tag` (normalised as spec §2, any case); all published ones when empty."""
-    scope = Thing.objects.filter(thing_public_q(viewer))
+    visible = thing_public_q(viewer)
     if tag:
         name = tag_normalize(tag).lower()
         # A subquery on the unique lower(name) index, joined to ThingTag (one row per Thing and tag):
         # the page and its COUNT stay one statement each, without a separate tag lookup.
         tag_ids = Tag.objects.alias(name_lower=Lower("name")).filter(name_lower=name).values("pk")
-        scope = scope.filter(thingtag__tag_id__in=tag_ids) if name else scope.none()
-    return _thing_search(scope, term="", viewer=viewer, params=params)
+        visible &= Q(thingtag__tag_id__in=tag_ids) if name else Q(pk__in=[])
+    return _thing_search(visible, None, term="", params=params)
 
 
-def _thing_search(scope: QuerySet, *, term: str, viewer, params: SearchParams) -> "ThingResults":
-    """The result window of `scope` (at most RESULT_WINDOW Things), in the order `params.sort` asks.
+def _thing_search(visible: Q, scope: "_Scope | None", *, term: str, params: SearchParams) -> "ThingResults":
+    """The result window (at most RESULT_WINDOW Things) in the order `params.sort` asks.
 
-    Ranking every match of a common word (two thirds of the catalogue for "bracket") costs a read of
+    Ranking every match of a common word (a quarter of the catalogue for "bracket") costs a read of
     each matching row, far beyond the latency budget, and so would counting them. So the matches are
     first cut to a window in an order an index serves (for relevance: the most liked), and only that
     window is ranked, counted and paged: at most RESULT_WINDOW rows whatever the catalogue's size.
     A term matching fewer Things than that is ranked exactly.
+
+    A term on PostgreSQL reads the search table (_window_sql); without a term, or on the SQLite quick
+    start, the Things themselves (ORM). The page's Things are always read with `visible`.
     """
-    matches = _thing_filter(scope, params)
+    rows = thing_short_queryset().filter(visible)
+    if term and full_text_search_enabled() and scope is not None:
+        category_ids = _category_tree_ids(params.category) if params.category is not None else None
+        return ThingResults(
+            ids=lambda: _window_ids(scope, term=term, params=params, category_ids=category_ids), rows=rows
+        )
+    matches = _thing_filter(Thing.objects.filter(visible), params)
     if term:
         matches = _thing_match(matches, term)
     window = matches.order_by(*_window_order(params.sort, term=term))
-    rows = thing_short_queryset()
     if term and params.sort == SORT_RELEVANT:
-        # Ranked on the rows the window query already reads, then ordered here: re-reading the window's
-        # rows in an outer query to rank them cost a third of the search (make bench).
         ranked = window.annotate(search_rank=_thing_rank(term)).values_list("pk", "search_rank", "like_count")
-        return ThingResults(ids=ranked[:RESULT_WINDOW], rows=rows, ranked=True)
-    return ThingResults(ids=window.values_list("pk", flat=True)[:RESULT_WINDOW], rows=rows)
+        return ThingResults(ids=lambda: _ranked_ids(list(ranked[:RESULT_WINDOW])), rows=rows)
+    ids = window.values_list("pk", flat=True)[:RESULT_WINDOW]
+    return ThingResults(ids=lambda: list(ids), rows=rows)
+
+
+def _ranked_ids(rows) -> list[int]:
+    """(pk, rank, like_count) rows → ids by best rank, then most liked, then newest id."""
+    rows.sort(key=lambda row: (-row[1], -row[2], -row[0]))
+    return [row[0] for row in rows]
+
+
+# The window orders of the search table, each served by one of its partial indexes (search.0001),
+# and the same order written so that no index serves it (the GIN-first statement of _window_query).
+_SQL_ORDERS = {
+    SORT_RELEVANT: ("like_count DESC, thing_id DESC", "like_count + 0 DESC, thing_id DESC"),
+    SORT_LIKES: ("like_count DESC, thing_id DESC", "like_count + 0 DESC, thing_id DESC"),
+    SORT_POPULAR: ("popularity DESC, thing_id DESC", "popularity + 0 DESC, thing_id DESC"),
+    SORT_NEWEST: ("added DESC, thing_id DESC", "added + interval '0 s' DESC, thing_id DESC"),
+}
+# A phrase ("…"), a hyphenated word (a phrase of its parts) or an exclusion (-word): PostgreSQL's
+# estimate of how many rows match is blind to adjacency and to contradictions, and was measured wrong
+# by two orders of magnitude both ways at 1M Things (a 2 s walk for `dragon -dragon`, 230 ms of GIN
+# for `snap-fit`, which a walk answers in 8 ms). Such terms take the bounded statements instead.
+_MISESTIMATED = re.compile(r'"|(?:^|\s)-\S|\w-\w')
+# Such a term is first tested against a sample, the first SAMPLE_ROWS rows of the order; the share
+# that matches says whether walking on (at most WALK_ROWS_MAX rows, with a margin) or the GIN index
+# will find the window sooner. Our own estimate, from the very rows the window is cut from.
+SAMPLE_ROWS = 2_000
+WALK_ROWS_MAX = 50_000
+WALK_MARGIN = 1.5
+
+
+def _window_ids(scope: _Scope, *, term: str, params: SearchParams, category_ids) -> list[int]:
+    """The ranked window of a term search, from the cache when this scope's window is shared."""
+    key = generation = None
+    if scope.cacheable and window_cache_seconds() > 0:
+        key = window_key("things", term, params.sort, params.license, category_ids, params.is_wip,
+                         params.has_makes, params.posted_after, params.posted_before)
+        ids, generation = window_get(key)
+        if ids is not None:
+            return ids
+    ids = _window_query(scope, term=term, params=params, category_ids=category_ids)
+    if key is not None:
+        window_set(key, ids, generation)
+    return ids
+
+
+def _window_query(scope: _Scope, *, term: str, params: SearchParams, category_ids) -> list[int]:
+    """The matching rows the scope may see, filtered, cut to RESULT_WINDOW in an indexed order; for
+    relevance, ranked (ts_rank on the window's rows only). One statement; up to three for the terms
+    PostgreSQL misjudges.
+
+    A plain term: PostgreSQL chooses from the vector column's statistics between the GIN index (a
+    rare term: its matches, then their top) and a walk of the order's index that tests each row and
+    stops at the window (a common term); measured right for rare and common terms alike at 1M Things.
+    A term whose match count PostgreSQL misjudges (_MISESTIMATED): the first SAMPLE_ROWS rows of the
+    order are tested; a window found there is the answer; else, if the share that matched promises a
+    window within WALK_ROWS_MAX rows, a walk bounded to that many rows; else (or if that walk falls
+    short) the GIN-first statement, whose order is written so no index serves it. No plan walks the
+    whole table, and the result is the same exact window whichever statement finds it.
+
+    Every statement goes with its values written in (client-side binding, as Django's psycopg cursor
+    does by default, made explicit here): a prepared statement's generic plan could not tell a rare
+    term from a common one (docs/performance.md)."""
+    conditions, values = scope.sql()
+    if params.license is not None:
+        conditions.append("license = %s")
+        values.append(params.license)
+    if category_ids is not None:
+        conditions.append("category_id = ANY(%s)")
+        values.append(list(category_ids))
+    if params.is_wip is not None:
+        conditions.append("is_wip = %s")
+        values.append(params.is_wip)
+    if params.has_makes is not None:
+        conditions.append("make_count > 0" if params.has_makes else "make_count = 0")
+    if params.posted_after is not None:
+        conditions.append("added >= %s")
+        values.append(params.posted_after)
+    if params.posted_before is not None:
+        conditions.append("added < %s")
+        values.append(params.posted_before)
+    table = SearchThing._meta.db_table
+    indexed, unindexed = _SQL_ORDERS[params.sort]
+    match = "vector @@ websearch_to_tsquery('english', %s)"
+    where = " AND ".join(conditions)
+    relevance = params.sort == SORT_RELEVANT
+
+    def run(window: str, window_values: list):
+        if relevance:
+            sql = (f"SELECT w.thing_id, ts_rank(w.vector, websearch_to_tsquery('english', %s)), w.like_count "
+                   f"FROM ({window}) AS w")
+            window_values = [term, *window_values]  # the rank's query comes first in the text
+        else:
+            sql = window.replace("SELECT thing_id, vector, like_count", "SELECT thing_id", 1)
+        # Values inline (ClientCursor.mogrify): the same text is never reused with other values.
+        connection.ensure_connection()
+        statement = ClientCursor(connection.connection).mogrify(sql, window_values)
+        with connection.cursor() as cursor:
+            cursor.execute(statement)
+            return cursor.fetchall()
+
+    def walk(rows: int):
+        head = f"SELECT * FROM {table} WHERE {where} ORDER BY {indexed} LIMIT {rows}"
+        return run(f"SELECT thing_id, vector, like_count FROM ({head}) AS head WHERE {match} "
+                   f"ORDER BY {indexed} LIMIT {RESULT_WINDOW}", [*values, term])
+
+    def gin_first():
+        return run(f"SELECT thing_id, vector, like_count FROM {table} WHERE {match} AND {where} "
+                   f"ORDER BY {unindexed} LIMIT {RESULT_WINDOW}", [term, *values])
+
+    if not _MISESTIMATED.search(term):
+        rows = run(f"SELECT thing_id, vector, like_count FROM {table} WHERE {match} AND {where} "
+                   f"ORDER BY {indexed} LIMIT {RESULT_WINDOW}", [term, *values])
+    else:
+        rows = walk(SAMPLE_ROWS)
+        if len(rows) < RESULT_WINDOW:
+            needed = RESULT_WINDOW * SAMPLE_ROWS / len(rows) * WALK_MARGIN if rows else None
+            if needed is not None and needed <= WALK_ROWS_MAX:
+                rows = walk(int(needed))
+            if len(rows) < RESULT_WINDOW:
+                rows = gin_first()
+    return _ranked_ids(rows) if relevance else [row[0] for row in rows]
 
 
 class ThingResults:
-    """A search's ordered result ids (one query, at most RESULT_WINDOW of them), whose Things are
-    loaded a slice at a time (one query per page). The paginator reads count() and one slice, so a
-    search costs two queries and runs its match, window and ranking once."""
+    """A search's ordered result ids (one query, at most RESULT_WINDOW of them, or none when cached),
+    whose Things are loaded a slice at a time (one query per page). The paginator reads count() and one
+    slice, so a search costs at most two queries and computes its window once."""
 
-    def __init__(self, *, ids: QuerySet, rows: QuerySet, ranked: bool = False):
-        self._ids_query = ids
+    def __init__(self, *, ids, rows: QuerySet):
+        self._fetch_ids = ids
         self._rows = rows
-        self._ranked = ranked  # ids yields (pk, rank, like_count): best rank, then most liked, newest id
         self._ids: list[int] | None = None
 
     def ids(self) -> list[int]:
         if self._ids is None:
-            rows = list(self._ids_query)
-            if self._ranked:
-                rows.sort(key=lambda row: (-row[1], -row[2], -row[0]))
-                rows = [row[0] for row in rows]
-            self._ids = rows
+            self._ids = list(self._fetch_ids())
         return self._ids
 
     def count(self) -> int:

@@ -92,6 +92,12 @@ class ThingAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
         # Things are created by their creators through the API (thing_create), never by moderators.
         return False
 
+    def on_hidden(self, obj):
+        services.thing_hidden_changed(thing=obj)
+
+    def on_unhidden(self, obj):
+        services.thing_hidden_changed(thing=obj)
+
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         # Name, description and tags feed the search vector (apps.search).

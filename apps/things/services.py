@@ -13,12 +13,16 @@ from apps.things import rules, selectors
 from apps.things.likes import counted_like_add, counted_like_remove, counted_likes_release_for_user
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
 
-_THING_LIKES = {"like_model": Like, "target_model": Thing, "field": "thing"}
+# like_count changes with the search row's order columns, in one statement (apps.search.services).
+_THING_LIKES = {"like_model": Like, "target_model": Thing, "field": "thing",
+                "count_update": search_services.thing_counters_update}
 
 FALLBACK_LICENSE = "cc-sa"
 CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
 # What the search vector is built from (apps.search): a change to any of these re-indexes the Thing.
 INDEXED_FIELDS = {"name", "description", "tags"}
+# What search filters by (apps.search's table copies them): a change to any of these syncs its row.
+SEARCH_FILTER_FIELDS = {"license", "is_wip", "category"}
 
 
 def _raise_if(errors: dict[str, list[str]]) -> None:
@@ -130,7 +134,8 @@ def thing_create(
 def thing_update(*, thing: Thing, data: dict) -> Thing:
     """Change a Thing (spec §4.2 PATCH): the fields given only; `tags` replaces every tag.
 
-    Side effects: re-indexes the Thing for search when its name, description or tags change.
+    Side effects: re-indexes the Thing for search when its name, description or tags change, and
+    syncs its search row when a field search filters by changes.
     """
     errors: dict[str, list[str]] = {}
     category = _category_resolve(data["category"], errors) if "category" in data else None
@@ -155,20 +160,26 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
     if changed:
         thing.save(update_fields=[f for f in changed if f != "tags"] + ["modified"])
     if INDEXED_FIELDS.intersection(changed):
-        search_services.thing_index_search(thing_ids=[thing.pk])
+        search_services.thing_index_search(thing_ids=[thing.pk])  # the whole search row, too
+    elif SEARCH_FILTER_FIELDS.intersection(changed):
+        search_services.thing_search_sync(thing_ids=[thing.pk])
     return thing
 
 
 def thing_delete(*, thing: Thing) -> None:
     """Delete a Thing irreversibly (spec §4.2). Its likes, watches, tags and remix links go with it, and
-    so does its row in every list and in search (the vector is a column of the row)."""
+    so does its row in every list and in search (its search row by ON DELETE CASCADE).
+
+    Side effects: cached search windows are stale (apps.search.window)."""
     Thing.objects.filter(pk=thing.pk).delete()
+    search_services.thing_search_forget(thing_ids=[thing.pk])
 
 
 @transaction.atomic
 def thing_publish(*, thing: Thing) -> Thing:
     """spec §3: unpublished → published when publishable; already published is a no-op.
 
+    Side effects: the Thing's search row follows (apps.search), so it is searchable at once.
     RuleViolation NOT_PUBLISHABLE carries the spec's `errors: [reasons]`.
     """
     thing = Thing.objects.select_for_update().filter(pk=thing.pk).first()
@@ -185,7 +196,16 @@ def thing_publish(*, thing: Thing) -> Thing:
     # The first publication date stays, should a moderator ever unpublish and the owner publish again.
     thing.published_at = thing.published_at or timezone.now()
     thing.save(update_fields=["is_published", "published_at"])
+    search_services.thing_search_sync(thing_ids=[thing.pk])
     return thing
+
+
+def thing_hidden_changed(*, thing: Thing) -> None:
+    """After a moderator hid or unhid a Thing (admin on_hidden/on_unhidden, core.moderation): its search
+    row follows, so it leaves (or returns to) search at once.
+
+    Side effects: cached search windows are stale (apps.search.window)."""
+    search_services.thing_search_sync(thing_ids=[thing.pk])
 
 
 def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:

@@ -143,3 +143,55 @@ def test_a_real_gunicorn_access_log_never_shows_the_query_token(tmp_path):
     written = access_log.read_text()
     assert "/no-such-page?access_token=[redacted]&page=2" in written
     assert "LEAKME0123" not in written
+
+
+def _access_logger(tmp_path, access_log_format=None):
+    from gunicorn.config import Config
+
+    cfg = Config()
+    cfg.set("accesslog", str(tmp_path / "access.log"))
+    if access_log_format:
+        cfg.set("access_log_format", access_log_format)
+    return RedactingGunicornLogger(cfg)
+
+
+def _access_line(logger, tmp_path) -> str:
+    environ = {
+        "REQUEST_METHOD": "GET", "RAW_URI": "/users/me?ACCESS_TOKEN=SEKRET1&x=1",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "QUERY_STRING": "ACCESS_TOKEN=SEKRET1&x=1", "PATH_INFO": "/users/me", "REMOTE_ADDR": "10.0.0.1",
+        "HTTP_REFERER": "https://app.example.com/callback?state=s&code=SEKRET2",
+        "HTTP_USER_AGENT": 'agent "quoted"', "HTTP_AUTHORIZATION": "BEARER SEKRET3",
+    }
+    request = SimpleNamespace(headers=[("Authorization", "BEARER SEKRET3"), ("X-Note", "bEaReR SEKRET4")])
+    response = SimpleNamespace(status="200 OK", headers=[("Set-Cookie", "sessionid=SEKRET5")], sent=2)
+    logger.access(response, request, environ, timedelta(seconds=1))
+    logger.access_log.handlers[0].flush()
+    return (tmp_path / "access.log").read_text()
+
+
+def test_the_access_log_line_is_redacted_and_keeps_gunicorn_s_format(tmp_path):
+    line = _access_line(_access_logger(tmp_path), tmp_path)
+    assert "SEKRET" not in line
+    assert '"GET /users/me?ACCESS_TOKEN=[redacted]&x=1 HTTP/1.1" 200 2' in line
+    assert '"https://app.example.com/callback?state=s&code=[redacted]"' in line
+    assert '"agent \\"quoted\\""' in line  # quotes escaped, as gunicorn's SafeAtoms does
+
+
+def test_headers_and_environ_in_a_custom_access_log_format_are_redacted(tmp_path):
+    fmt = '%({authorization}i)s|%({x-note}i)s|%({set-cookie}o)s|%({query_string}e)s|%({missing}i)s|%(q)s'
+    line = _access_line(_access_logger(tmp_path, fmt), tmp_path)
+    assert "SEKRET" not in line
+    assert line.strip() == "[redacted]|bEaReR [redacted]|[redacted]|ACCESS_TOKEN=[redacted]&x=1|-|" \
+                           "ACCESS_TOKEN=[redacted]&x=1"
+
+
+def test_every_way_into_the_lazy_atoms_is_redacted():
+    from apps.core.redaction import RedactedAtoms
+
+    atoms = RedactedAtoms(
+        {"r": "GET /?token=SEKRET HTTP/1.1", "{authorization}i": "Bearer SEKRET", "s": "200"}
+    )
+    assert "SEKRET" not in repr(dict(atoms)) + repr(list(atoms.items())) + repr(list(atoms.values()))
+    assert atoms.get("{Authorization}i") == "[redacted]"
+    assert atoms["unknown"] == "-" and atoms["s"] == "200"

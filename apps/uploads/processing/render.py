@@ -1,12 +1,19 @@
 """Thumbnail of a mesh: an isometric-ish orthographic view, flat shading, painter's algorithm (Pillow).
 
 No GPU and no 3D library: triangles are projected with numpy, sorted far to near and filled with
-ImageDraw polygons at twice the size, then downsampled (antialiasing). Memory is bounded: a first pass
-keeps one float32 depth per triangle (plus the int64 order), then triangles are gathered from the
-memory map chunk by chunk in depth order. Time is bounded: past MAX_DRAWN triangles an even stride of
-MAX_DRAWN is drawn, each with a 1-pixel outline; at that density the triangles are smaller than a
-pixel, so the outlines close the gaps the skipped ones leave (drawing only the largest leaves holes
-wherever a model's triangles get small).
+ImageDraw polygons at twice the size, then downsampled (antialiasing).
+
+Memory is bounded by a fraction of the triangle count, and the file is only read sequentially
+(stl.Mesh.chunks). Two cheap passes find the projected extent and the depth distribution, which cuts
+the depth range into DEPTH_SLABS slabs of about equal triangle counts; then, far slab first, one pass
+per slab gathers that slab's triangles (depth, colour, corners in 1/16-pixel fixed point: ~30 bytes
+each with their order) and draws them far to near. Every triangle of a farther slab lies behind every
+triangle of a nearer one, so the drawing order is the same as one global sort's, for 1/DEPTH_SLABS of
+its memory (issue 17: the whole-mesh order and gather cost ~40 MB for a million triangles).
+
+Time is bounded: past MAX_DRAWN triangles an even stride of MAX_DRAWN is drawn, each with a 1-pixel
+outline; at that density the triangles are smaller than a pixel, so the outlines close the gaps the
+skipped ones leave (drawing only the largest leaves holes wherever a model's triangles get small).
 """
 from pathlib import Path
 
@@ -24,6 +31,9 @@ BASE_COLOUR = np.array([64, 140, 220], dtype=np.float32)  # the model's colour, 
 LIGHT = np.array([-0.4, 0.5, 0.75], dtype=np.float32)  # in view space: from the upper left, to the viewer
 AMBIENT = 0.35
 DRAW_CHUNK = 20_000
+SUBPIXEL = 16  # corners kept in 1/16 of a (supersampled) pixel: uint16 holds 4096 pixels
+DEPTH_SLABS = 8
+DEPTH_BINS = 4096  # resolution of the depth histogram the slab boundaries are cut from
 
 
 def _view_rotation() -> np.ndarray:
@@ -34,11 +44,23 @@ def _view_rotation() -> np.ndarray:
     return rx @ rz
 
 
-def _drawn(mesh: Mesh) -> np.ndarray:
-    """Indices of the triangles to draw: all of them, or an even stride of MAX_DRAWN."""
-    if mesh.count <= MAX_DRAWN:
-        return np.arange(mesh.count)
-    return np.linspace(0, mesh.count - 1, MAX_DRAWN).astype(np.int64)
+def _drawn_in(count: int, start: int, k: int) -> np.ndarray:
+    """Offsets within triangles start…start+k of those drawn: all of them, or, past MAX_DRAWN, the
+    even stride floor(j × (count − 1) / (MAX_DRAWN − 1)), j = 0…MAX_DRAWN − 1 (exact integers)."""
+    if count <= MAX_DRAWN:
+        return np.arange(k)
+    span, last = count - 1, MAX_DRAWN - 1
+    first_j = -(-start * last // span)  # the smallest j whose index is >= start
+    end_j = min(-(-(start + k) * last // span), MAX_DRAWN)
+    return np.arange(first_j, end_j, dtype=np.int64) * span // last - start
+
+
+def _views(mesh: Mesh, rotation: np.ndarray):
+    """View-space vertices (k, 3, 3) float32 of the drawn triangles, a chunk at a time."""
+    for start, tri in mesh.chunks(DRAW_CHUNK, dtype=np.float32):
+        view = tri[_drawn_in(mesh.count, start, len(tri))] @ rotation
+        if len(view):
+            yield view
 
 
 def _shaded(view: np.ndarray) -> np.ndarray:
@@ -52,40 +74,61 @@ def _shaded(view: np.ndarray) -> np.ndarray:
     return np.clip(lit, 0, 255).astype(np.uint8)
 
 
+def _slab_edges(mesh: Mesh, rotation: np.ndarray, z_lo: float, z_hi: float) -> np.ndarray:
+    """DEPTH_SLABS + 1 increasing depth bounds, each slab holding about as many triangles."""
+    edges = np.linspace(z_lo, z_hi, DEPTH_BINS + 1)
+    histogram = np.zeros(DEPTH_BINS, dtype=np.int64)
+    for view in _views(mesh, rotation):
+        histogram += np.histogram(view[:, :, 2].mean(axis=1), bins=edges)[0]
+    cumulative = np.cumsum(histogram)
+    wanted = cumulative[-1] * np.arange(1, DEPTH_SLABS) / DEPTH_SLABS
+    inner = edges[1:][np.searchsorted(cumulative, wanted)]
+    return np.concatenate([[-np.inf], np.unique(inner), [np.inf]])
+
+
 def render_thumbnail(mesh: Mesh, out: Path, *, size: tuple[int, int] = THUMBNAIL_SIZE) -> Path:
     """Write a PNG thumbnail of the mesh to `out`."""
     rotation = _view_rotation().T.astype(np.float32)
-    chosen = _drawn(mesh)
-    # Pass 1: depth of each drawn triangle and the projected extent.
-    depth = np.empty(len(chosen), dtype=np.float32)
-    lo, hi = np.full(2, np.inf), np.full(2, -np.inf)
-    for start in range(0, len(chosen), DRAW_CHUNK):
-        view = np.asarray(mesh.triangles[chosen[start:start + DRAW_CHUNK]], dtype=np.float32) @ rotation
-        depth[start:start + len(view)] = view[:, :, 2].mean(axis=1)
-        lo = np.minimum(lo, view[:, :, :2].reshape(-1, 2).min(axis=0))
-        hi = np.maximum(hi, view[:, :, :2].reshape(-1, 2).max(axis=0))
-    order = chosen[np.argsort(depth, kind="stable")]  # far (small z) first
-    del depth, chosen
+    # Pass 1: the projected extent and the depth range of the drawn triangles.
+    lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+    for view in _views(mesh, rotation):
+        lo = np.minimum(lo, view.reshape(-1, 3).min(axis=0))
+        hi = np.maximum(hi, view.reshape(-1, 3).max(axis=0))
+    # Pass 2: where to cut the depth range.
+    slabs = _slab_edges(mesh, rotation, float(lo[2]), float(hi[2]))
 
     width, height = size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE
-    image = Image.new("RGB", (width, height), BACKGROUND)
-    span = np.maximum(hi - lo, 1e-9)
+    span = np.maximum(hi[:2] - lo[:2], 1e-9)
     scale = min(width * (1 - 2 * MARGIN) / span[0], height * (1 - 2 * MARGIN) / span[1])
-    centre = (lo + hi) / 2
-    outline = mesh.count > MAX_DRAWN
+    centre = (lo[:2] + hi[:2]) / 2
+    image = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    # Pass 2: gather, shade and draw in depth order, a chunk at a time.
-    for start in range(0, len(order), DRAW_CHUNK):
-        batch = np.sort(order[start:start + DRAW_CHUNK])  # file order for the memory map...
-        view = np.asarray(mesh.triangles[batch], dtype=np.float32) @ rotation
-        view = view[np.argsort(view[:, :, 2].mean(axis=1), kind="stable")]  # ...then depth order again
-        colours = _shaded(view).tolist()
-        px = np.empty(view.shape[:2] + (2,), dtype=np.float32)
-        px[..., 0] = width / 2 + (view[..., 0] - centre[0]) * scale
-        px[..., 1] = height / 2 - (view[..., 1] - centre[1]) * scale  # image y grows downwards
-        for points, colour in zip(px.reshape(-1, 6).tolist(), colours):
-            colour = tuple(colour)
-            draw.polygon(points, fill=colour, outline=colour if outline else None)
+    outline = mesh.count > MAX_DRAWN
+    # One pass per slab, far (small z) first: gather, sort by depth, draw.
+    for near_edge, far_edge in zip(slabs[1:], slabs[:-1]):
+        depths, colours, corners = [], [], []
+        for view in _views(mesh, rotation):
+            depth = view[:, :, 2].mean(axis=1)
+            inside = (depth >= far_edge) & (depth < near_edge)
+            if not inside.any():
+                continue
+            view = view[inside]
+            px = np.empty(view.shape[:2] + (2,), dtype=np.float32)
+            px[..., 0] = width / 2 + (view[..., 0] - centre[0]) * scale
+            px[..., 1] = height / 2 - (view[..., 1] - centre[1]) * scale  # image y grows downwards
+            depths.append(depth[inside])
+            colours.append(_shaded(view))
+            corners.append(np.rint(np.clip(px, 0, max(width, height)) * SUBPIXEL).astype(np.uint16))
+        if not depths:
+            continue
+        depth, colour, corner = np.concatenate(depths), np.concatenate(colours), np.concatenate(corners)
+        del depths, colours, corners
+        order = np.argsort(depth, kind="stable")
+        for start in range(0, len(order), DRAW_CHUNK):
+            batch = order[start:start + DRAW_CHUNK]
+            points = (corner[batch].reshape(-1, 6).astype(np.float32) / SUBPIXEL).tolist()
+            for xy, fill in zip(points, map(tuple, colour[batch].tolist())):
+                draw.polygon(xy, fill=fill, outline=fill if outline else None)
     image = image.resize(size, Image.Resampling.LANCZOS)
     image.save(out, "PNG", optimize=True)
     return out

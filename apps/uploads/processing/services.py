@@ -51,11 +51,16 @@ def _downloaded(key: str, *, suffix: str = ""):
         yield Path(tmp.name)
 
 
+# Parts of a derivative in flight at once: each holds 8 MB in the worker (s3transfer's default of 10
+# made the three.js upload of a 50 MB STL the processing's peak; make bench, issue 17).
+UPLOAD_CONCURRENCY = 2
+
+
 def _upload(key: str, path: Path, content_type: str) -> None:
     with open(path, "rb") as fh:
         # upload_file, not put_file: from a named file the transfer reads parts lazily instead of
         # buffering up to ten 8 MB parts in memory (measured: +27 MB instead of +112 MB for 140 MB).
-        store.upload_file(key, fh, content_type)
+        store.upload_file(key, fh, content_type, max_concurrency=UPLOAD_CONCURRENCY)
 
 
 @contextmanager

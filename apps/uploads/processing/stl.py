@@ -1,12 +1,16 @@
-"""STL parsing and geometry with bounded memory (numpy over a memory map of the binary file).
+"""STL parsing and geometry with bounded memory (numpy, the binary file read a chunk at a time).
 
 Binary STL: an 80-byte header, a little-endian uint32 triangle count, then 50 bytes per triangle
 (normal, three vertices: 12 float32; a uint16 attribute). A file is binary exactly when its size is
 84 + 50 × count: a header starting with "solid" proves nothing (many exporters write one).
 Anything else that starts with "solid" is parsed as ASCII, line by line, into a temporary binary STL,
-so both formats end as the same memory-mapped array and the worker never holds a Python list of
-triangles. Memory: the mapped file, 8 bytes per distinct vertex, and a constant (chunks, one pass of
-the closed-mesh check's edge keys).
+so both formats are read the same way and the worker never holds a Python list of triangles.
+
+Memory (issue 17): every pass reads the file sequentially into one reused chunk buffer; the file is
+never memory-mapped, so its pages stay in the kernel's page cache instead of counting in the worker's
+RSS (a mapped 50 MB file added 50 MB to the peak). What a mesh costs beyond a constant: 8 bytes per
+distinct vertex (the closed-mesh check) and about 20 bytes per drawn triangle (the thumbnail's depth
+order and projected corners, render.py).
 
 Hostile input fails with StlError (a clear message for `processing_error`): inconsistent sizes,
 truncation, absurd or too many triangles, non-finite or absurd coordinates, ASCII garbage.
@@ -24,8 +28,11 @@ DEFAULT_MAX_TRIANGLES = 5_000_000
 # Coordinates are millimetres; beyond a kilometre the file is garbage, and float32 cross products of
 # larger values lose all precision anyway.
 MAX_ABS_COORDINATE = 1e6
-CHUNK = 1 << 16  # triangles per numpy chunk: ~4.7 MB of float64 vertices
-EDGE_KEYS_PER_PASS = 4_000_000  # int64 edge keys held at once by the closed-mesh check (32 MB)
+CHUNK = 1 << 14  # triangles per chunk: 0.8 MB read, 1.2 MB of float64 vertices, a few MB of temporaries
+EDGE_KEYS_PER_PASS = 1_000_000  # int64 edge keys held at once by the closed-mesh check (8 MB)
+# Per-chunk distinct vertex keys gathered before each merge into the sorted distinct set: a merge
+# costs about three times (distinct set + buffer) while it runs, so the buffer stays small.
+VERTEX_KEYS_BUFFER = 1 << 20
 ASCII_MAX_LINE = 1024
 # Vertices closer than this (mm) are the same vertex for the closed-mesh check (STL repeats vertex
 # coordinates per triangle; exporters write the same float32, so this only absorbs rounding noise).
@@ -39,16 +46,30 @@ class StlError(ValueError):
 @dataclass
 class Mesh:
     format: str  # "stl-binary" | "stl-ascii"
-    triangles: np.ndarray  # (n, 3, 3) float32 view over a memory map; never loaded whole
+    path: Path  # a binary STL (the upload, or its conversion from ASCII)
+    count: int
 
-    @property
-    def count(self) -> int:
-        return len(self.triangles)
+    def chunks(self, size: int = CHUNK, *, dtype=np.float64):
+        """(start, (k, 3, 3) vertices of triangles start…start+k) for the whole mesh, in file order.
 
-    def chunks(self, size: int = CHUNK):
-        """(start, float64 (k, 3, 3) copy of the chunk), so arithmetic never touches float32 limits."""
-        for start in range(0, self.count, size):
-            yield start, np.asarray(self.triangles[start:start + size], dtype=np.float64)
+        float64 by default, so arithmetic never touches float32 limits. The array is a buffer reused
+        for the next chunk: use it (or copy it) before asking for the next one."""
+        size = max(1, min(size, self.count))
+        records = np.empty(size, dtype=RECORD)
+        vertices = np.empty((size, 3, 3), dtype=dtype)
+        with open(self.path, "rb", buffering=0) as fh:
+            fh.seek(HEADER_BYTES)
+            for start in range(0, self.count, size):
+                k = min(size, self.count - start)
+                want = k * RECORD.itemsize
+                got = fh.readinto(records[:k].view(np.uint8))
+                while got < want:  # a short read (rare for a local file): read the rest
+                    more = fh.readinto(records[:k].view(np.uint8)[got:])
+                    if not more:
+                        raise StlError("The STL file was truncated while it was read.")
+                    got += more
+                np.copyto(vertices[:k], records["v"][:k])
+                yield start, vertices[:k]
 
 
 def _binary_count(path: Path, size: int) -> int | None:
@@ -64,11 +85,6 @@ def _starts_with_solid(path: Path) -> bool:
         return fh.read(512).lstrip().lower().startswith(b"solid")
 
 
-def _map(path: Path, count: int) -> np.ndarray:
-    records = np.memmap(path, dtype=RECORD, mode="r", offset=HEADER_BYTES, shape=(count,))
-    return records["v"]
-
-
 def stl_open(path: Path, *, workdir: Path, max_triangles: int = DEFAULT_MAX_TRIANGLES) -> Mesh:
     """The mesh of the STL at `path`, validated (StlError otherwise). ASCII is converted under `workdir`."""
     path = Path(path)
@@ -79,7 +95,7 @@ def stl_open(path: Path, *, workdir: Path, max_triangles: int = DEFAULT_MAX_TRIA
             raise StlError("The STL file has no triangles.")
         if count > max_triangles:
             raise StlError(f"The STL file has {count:,} triangles; the limit is {max_triangles:,}.")
-        mesh = Mesh("stl-binary", _map(path, count))
+        mesh = Mesh("stl-binary", path, count)
     elif _starts_with_solid(path):
         try:
             binary = _ascii_to_binary(path, workdir / "ascii.stl", max_triangles=max_triangles)
@@ -88,7 +104,7 @@ def stl_open(path: Path, *, workdir: Path, max_triangles: int = DEFAULT_MAX_TRIA
                 # Could have been a damaged binary file with a "solid" header: say both.
                 raise StlError(f"{exc} (and as binary STL: {_size_mismatch(count, size)})") from None
             raise
-        mesh = Mesh("stl-ascii", _map(binary, _binary_count(binary, os.path.getsize(binary))))
+        mesh = Mesh("stl-ascii", binary, _binary_count(binary, os.path.getsize(binary)))
     elif count is None:
         raise StlError(f"The file is too short to be an STL ({size} bytes).")
     else:
@@ -249,24 +265,39 @@ def _vertex_keys(tri: np.ndarray, lo: np.ndarray, step: float) -> np.ndarray:
     return (q[:, 0] << np.uint64(42)) | (q[:, 1] << np.uint64(21)) | q[:, 2]
 
 
+def _distinct_sorted(keys: np.ndarray) -> np.ndarray:
+    """The distinct values of `keys`, sorted (sorts `keys` in place). By sort and compare rather than
+    np.unique, whose hash table (NumPy ≥ 2.3) costs several times the keys' own size at its peak."""
+    if len(keys) < 2:
+        return keys.copy()
+    keys.sort()
+    keep = np.empty(len(keys), dtype=bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
+
+
 def _unique_vertex_keys(mesh: Mesh, lo: np.ndarray, step: float) -> np.ndarray:
-    """Sorted distinct vertex keys, merged from per-chunk uniques (memory ~ distinct vertices)."""
+    """Sorted distinct vertex keys, merged from per-chunk distinct keys (memory ~ distinct vertices).
+
+    A merge holds the distinct set, the buffer, their concatenation and the result: about three
+    times the distinct set at its peak, whatever the triangle count."""
     merged = np.empty(0, dtype=np.uint64)
     # One preallocated buffer, not a list of small arrays: freed small arrays fragment the heap and
     # the worker's RSS never comes down again.
-    buffer = np.empty(min(3 * mesh.count, EDGE_KEYS_PER_PASS), dtype=np.uint64)
+    buffer = np.empty(min(3 * mesh.count, VERTEX_KEYS_BUFFER), dtype=np.uint64)
     filled = 0
     for _, tri in mesh.chunks():
-        part = np.unique(_vertex_keys(tri, lo, step))
+        part = _distinct_sorted(_vertex_keys(tri, lo, step))
         if filled + len(part) > len(buffer):
-            merged = np.union1d(merged, buffer[:filled])
+            merged = _distinct_sorted(np.concatenate([merged, buffer[:filled]]))
             filled = 0
             if len(part) > len(buffer):
-                merged = np.union1d(merged, part)
+                merged = _distinct_sorted(np.concatenate([merged, part]))
                 continue
         buffer[filled:filled + len(part)] = part
         filled += len(part)
-    return np.union1d(merged, buffer[:filled])
+    return _distinct_sorted(np.concatenate([merged, buffer[:filled]]))
 
 
 def mesh_is_closed(mesh: Mesh, *, lo: np.ndarray, hi: np.ndarray) -> bool:
