@@ -131,7 +131,7 @@ def signed_in(chromium, live_server, site_urls):
         )
         contexts.append(context)
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(20_000)  # a loaded CI machine; a passing run never waits that long
         return page
 
     yield make
@@ -148,7 +148,7 @@ def visitor(chromium, site_urls):
         context = chromium.new_context(viewport=viewport or {"width": 1100, "height": 820})
         contexts.append(context)
         page = context.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(20_000)  # a loaded CI machine; a passing run never waits that long
         return page
 
     yield make
