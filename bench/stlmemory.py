@@ -3,7 +3,8 @@
 Runs the stages of apps.uploads.processing.services.file_process on a local file (no store, no
 database), in this order, and for each one resets the process's peak RSS (`/proc/self/clear_refs` 5)
 and reads it again afterwards (VmHWM): open and coordinate checks, measure (bbox, volume, area,
-closed-mesh check), thumbnail, three.js JSON. The figure is the stage's peak above the RSS before it.
+closed-mesh check), the render (800×600, the Thing image's original), the thumbnail and image sizes made
+from it, three.js JSON. The figure is the stage's peak above the RSS before it.
 
   python -m bench.stlmemory
 """
@@ -29,7 +30,7 @@ def _reset_peak() -> None:
 
 def stlmemory_run() -> list[tuple[str, float, float, float]]:
     """[(stage, seconds, RSS before MB, peak above it MB)]."""
-    from apps.uploads.processing import render, stl, threejs
+    from apps.uploads.processing import images, render, stl, threejs
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="thingyard-stlmemory-") as work:
@@ -51,7 +52,17 @@ def stlmemory_run() -> list[tuple[str, float, float, float]]:
 
         stage("open + coordinate check", lambda: state.update(mesh=stl.stl_open(path, workdir=work)))
         stage("measure (bbox, volume, area, closed)", lambda: state.update(meta=stl.stl_measure(state["mesh"])))
-        stage("thumbnail", lambda: render.render_thumbnail(state["mesh"], work / "thumb.png"))
+        # The render is drawn once at the render image's size (DECISIONS.md: Thing images); the file's
+        # thumbnail and the image's sizes are made from it.
+        stage("render (800×600)", lambda: render.render_thumbnail(state["mesh"], work / "render.png",
+                                                                   size=render.RENDER_SIZE))
+
+        def thumbnail_and_sizes():
+            render.render_downscaled(work / "render.png", work / "thumb.png")
+            (work / "sizes").mkdir()
+            images.image_render(work / "render.png", workdir=work / "sizes")
+
+        stage("thumbnail + image sizes from the render", thumbnail_and_sizes)
         stage("three.js JSON", lambda: threejs.threejs_write(state["mesh"], work / "three.json"))
         rows.append(("(three.js JSON size)", 0.0, 0.0, (work / "three.json").stat().st_size / 1e6))
     return rows

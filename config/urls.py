@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from apps.core.routing import path_aliases
 from config.health import healthz
 
 urlpatterns = [
@@ -23,6 +24,9 @@ urlpatterns = [
     path("", include("apps.comments.urls")),
     path("", include("apps.thingapps.urls")),
 ]
+
+# DECISIONS.md (compat): the modern path names of the original API's clients answer as the spec's paths.
+urlpatterns += path_aliases(urlpatterns)
 
 handler400 = "apps.core.views.bad_request"
 handler403 = "apps.core.views.permission_denied"

@@ -234,8 +234,8 @@ PAGES = [
     Page("new Thing (remix)", _new_remix, 4, signed_in=True),
     # the make with its Thing and creator, its images, its comments
     Page("make", _make, 3, shows=lambda html, n: html.count('class="comment"') == n),
-    # the collection with its count, count, page of Things
-    Page("collection", _collection, 3, shows=_cards),
+    # the collection with its count (the page's count too), page of Things
+    Page("collection", _collection, 2, shows=_cards),
     # count, page of groups with their counts
     Page("groups", _groups, 2),
     # the group, members, topics, count and page of its Things

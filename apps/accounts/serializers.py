@@ -8,7 +8,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.accounts import links, rules
-from apps.core.licenses import USER_LICENSE_CHOICES
+from apps.core.fields import LicenseField
+from apps.core.licenses import USER_LICENSES
 
 
 class UserSummarySerializer(serializers.Serializer):
@@ -121,8 +122,10 @@ class UserUpdateInput(serializers.Serializer):
     last_name = _profile_field("last_name")
     bio = _profile_field("bio")
     location = _profile_field("location")
-    default_license = serializers.ChoiceField(
-        choices=USER_LICENSE_CHOICES, required=False, help_text="A user license code (spec §2)."
+    default_license = LicenseField(
+        licenses=USER_LICENSES,
+        required=False,
+        help_text="A user license code (spec §2), or its display name.",
     )
 
 

@@ -41,6 +41,11 @@ urlpatterns = [
     path(
         "users/<username:username>/event-count", views.UserEventCountView.as_view(), name="user-event-count"
     ),
+    path(
+        "users/<username:username>/unread-message-count",
+        views.UserUnreadMessageCountView.as_view(),
+        name="user-unread-message-count",
+    ),
     # Site pages.
     path("@<str:username>", pages.profile_page, name="profile"),
     path("@<str:username>/<slug:tab>", pages.profile_page, name="profile-tab"),

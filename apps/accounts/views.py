@@ -12,7 +12,7 @@ from apps.accounts.serializers import (
     UserSerializer,
     UserUpdateInput,
 )
-from apps.core.api import ok, parse_input
+from apps.core.api import ok, parse_patch
 from apps.core.exceptions import ValidationFailed
 from apps.core.handlers import _flatten_drf_detail
 from apps.core.schema import USERNAME_PARAM
@@ -52,7 +52,7 @@ class UserDetailView(APIView):
     def patch(self, request, username):
         # 404/403 before 400: a caller learns nothing about input rules on someone else's profile.
         user = selectors.user_get_own(username, viewer=request.user)
-        data = parse_input(UserUpdateInput, request, partial=True)
+        data = parse_patch(UserUpdateInput, request, current=lambda: _user_response(request, user).data)
         user = services.user_update(user=user, data=data)
         return _user_response(request, user)
 
@@ -116,3 +116,18 @@ class UnreadMessageCountView(APIView):
     @extend_schema(responses=CountSerializer, summary="Count the token user's unread messages")
     def get(self, request):
         return Response({"count": selectors.unread_message_count(user=request.user)})
+
+
+class UserUnreadMessageCountView(APIView):
+    """DECISIONS.md (compat): the per-user form clients of the original API call."""
+
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        responses=CountSerializer,
+        summary="Count your unread messages (per-user path)",
+        operation_id="users_unread_message_count_for_user",
+        description="As `/users/unread-message-count`, for your own name or `me`; another user's: 403.",
+    )
+    def get(self, request, username):
+        user = selectors.user_get_own(username, viewer=request.user)
+        return Response({"count": selectors.unread_message_count(user=user)})

@@ -18,7 +18,7 @@ from apps.comments.serializers import (
     TargetCommentCreateInput,
     ThreadedCommentsSerializer,
 )
-from apps.core.api import ok, paginated_response, parse_input
+from apps.core.api import ok, paginated_response, parse_input, parse_patch
 from apps.core.exceptions import ValidationFailed
 from apps.core.schema import THING_PARAM
 
@@ -71,8 +71,11 @@ class CommentDetailView(APIView):
     def patch(self, request, comment_id):
         # 404/403 before 400: nobody learns input rules on someone else's comment.
         comment = selectors.comment_get_editable(comment_id, viewer=request.user)
-        data = parse_input(CommentBodyInput, request)
-        comment = services.comment_update(comment=comment, user=request.user, body=data["body"])
+        data = parse_patch(
+            CommentBodyInput, request, require=True, current=lambda: _comment_response(request, comment).data
+        )
+        if "body" in data:
+            comment = services.comment_update(comment=comment, user=request.user, body=data["body"])
         return _comment_response(request, comment)
 
     @extend_schema(

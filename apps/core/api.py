@@ -2,9 +2,15 @@
 
 Views stay thin: parse → selector → one service call → serialise (STYLE.md).
 """
+import json
+from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.http import QueryDict
+from rest_framework import serializers
 from rest_framework.response import Response
+from rest_framework.utils.encoders import JSONEncoder
 
 from apps.core.exceptions import NotFound, ValidationFailed
 from apps.core.handlers import _flatten_drf_detail
@@ -24,15 +30,83 @@ def ok() -> Response:
 
 def parse_input(serializer_class, request, *, partial: bool = False, context: dict | None = None) -> dict:
     """Validate request.data with an <Entity><Action>Input serializer; 400 VALIDATION_FAILED otherwise."""
+    return validated(
+        serializer_class(
+            data=_request_fields(request), partial=partial, context={"request": request, **(context or {})}
+        )
+    )
+
+
+def parse_patch(
+    serializer_class,
+    request,
+    *,
+    current: Mapping | Callable[[], Mapping],
+    require: bool = False,
+    context: dict | None = None,
+) -> dict:
+    """The round-trip-tolerant input of every PATCH of a readable object (DECISIONS.md: Requests).
+
+    Clients of the original API GET an object, change a field, and PATCH back *every* field they read.
+    `current` is the object as a GET shows it (the output serializer's data, or a callable giving it,
+    called only when the body names a writable field). Of the body, only the fields that really change
+    are validated and handed to the service:
+
+    - a key the input serializer does not write (ids, URLs, counts, timestamps, `creator`, …) is ignored;
+    - a value equal to what the GET shows is unchanged, so ignored: a license sent back as its display
+      name, a `tags` sub-collection URL, a name that no longer passes today's rules, …;
+    - a nested object where the GET shows one is read-only, so ignored;
+    - a URL string given for a field that takes a list is the sub-collection's address, so ignored.
+
+    `require=True` keeps the input's required fields required in the body as sent (PATCH
+    /comments/{id}/ needs `body`), though an unchanged one is then not validated again.
+    """
+    data = _request_fields(request)
+    writable = {name: field for name, field in serializer_class().fields.items() if not field.read_only}
+    if require:
+        missing = [name for name, field in writable.items() if field.required and name not in data]
+        if missing:
+            message = serializers.Field.default_error_messages["required"]
+            raise ValidationFailed(f"{missing[0]}: {message}", errors={name: [message] for name in missing})
+    shown = None
+    changes = {}
+    for name, value in data.items():
+        field = writable.get(name)
+        if field is None:
+            continue
+        if shown is None:
+            shown = current() if callable(current) else current
+        if name in shown and _round_trip_unchanged(field, value, shown[name]):
+            continue
+        changes[name] = value
+    return validated(
+        serializer_class(data=changes, partial=True, context={"request": request, **(context or {})})
+    )
+
+
+def _round_trip_unchanged(field, value, shown) -> bool:
+    if _as_json(value) == _as_json(shown):
+        return True
+    if isinstance(value, dict) and isinstance(shown, dict):
+        return True  # a nested object as read (a client may have refreshed its local copy of it)
+    if isinstance(field, serializers.ListField) and isinstance(value, str):
+        return urlsplit(value.strip()).scheme in ("http", "https")  # the sub-collection's URL
+    return False
+
+
+def _as_json(value) -> str:
+    # JSON equality, not Python's: `1 == True` and `1 == 1.0` must not make a change look unchanged.
+    return json.dumps(value, cls=JSONEncoder, sort_keys=True)
+
+
+def _request_fields(request) -> dict:
     data = request.data
     if data is None:
-        data = {}
-    elif isinstance(data, QueryDict):
+        return {}
+    if isinstance(data, QueryDict):
         # DRF answers an empty form-labelled body with an empty QueryDict before any parser runs.
-        data = form_to_dict(data)
-    return validated(
-        serializer_class(data=data, partial=partial, context={"request": request, **(context or {})})
-    )
+        return form_to_dict(data)
+    return data
 
 
 def validated(serializer) -> dict:
@@ -47,17 +121,24 @@ def validated(serializer) -> dict:
 
 def paginated_response(
     request, queryset, serializer_class, *, view=None, context: dict | None = None,
-    not_found_when_empty: bool = False,
+    not_found_when_empty: bool = False, total_and_hits: bool = False, page_prepare=None,
 ) -> Response:
     """A page of `queryset` as a JSON array, with the Link header (DECISIONS.md: Pagination).
 
     `not_found_when_empty`: an empty result is 404 instead (spec §7: a search that matches nothing).
+    `total_and_hits`: the page as `{"total": <all matches>, "hits": [...]}` instead of the bare array,
+    same paging and Link header (DECISIONS.md: Search shape, the modern form).
+    `page_prepare(rows)`: what the page's rows need before serialising (returns the rows).
     """
     paginator = LinkHeaderPagination()
     page = paginator.paginate_queryset(queryset, request, view=view)
     if not page and not_found_when_empty:
         raise NotFound()
+    if page_prepare is not None:
+        page = page_prepare(page)
     data = serializer_class(page, many=True, context={"request": request, **(context or {})}).data
+    if total_and_hits:
+        data = {"total": paginator.page.paginator.count, "hits": data}
     return paginator.get_paginated_response(data)
 
 

@@ -6,4 +6,9 @@ class CoreConfig(AppConfig):
     label = "core"
 
     def ready(self):
+        from django.urls import register_converter
+
         from . import cors  # noqa: F401  (connects the CORS origin check)
+        from .routing import FormEncodedSegmentConverter
+
+        register_converter(FormEncodedSegmentConverter, "term")

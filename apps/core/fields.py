@@ -10,3 +10,18 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class LicenseField(serializers.ChoiceField):
+    """A license code (spec §2), or the display name the API shows for it (DECISIONS.md: round-trip
+    PATCH: a client sends back the `license` it read, `Creative Commons - Attribution`). Case and
+    surrounding spaces of a display name do not matter; the validated value is always the code."""
+
+    def __init__(self, *, licenses: dict[str, str], **kwargs):
+        self._codes_by_name = {name.casefold(): code for code, name in licenses.items()}
+        super().__init__(choices=list(licenses.items()), **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and data not in self.choices:
+            data = self._codes_by_name.get(data.strip().casefold(), data)
+        return super().to_internal_value(data)

@@ -4,6 +4,7 @@ import re
 from django.urls import is_valid_path
 from rest_framework.views import APIView
 
+from apps.core.statuses import success_status_apply
 from apps.core.views import json_error, not_found
 
 # DECISIONS.md: JSON-P: letters, digits, `_`, `$`, `.`, at most 64 characters.
@@ -40,13 +41,16 @@ def _toggle_trailing_slash(path: str) -> str | None:
 
 
 class ApiResponseMiddleware:
-    """JSON-P and the rate-limit headers, around DRF views only (the site's pages are not the API)."""
+    """The API's response path, around DRF views only (the site's pages are not the API): the
+    success-status policy (apps.core.statuses), the rate-limit headers and JSON-P."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         response = self.get_response(request)
+        if getattr(request, "is_api_view", False):
+            success_status_apply(response)
         # Set by BearerTokenAuthentication, so every answer after authentication reports it, 4xx included.
         rate_limit = getattr(request, "rate_limit", None)
         if rate_limit is not None:
@@ -58,7 +62,8 @@ class ApiResponseMiddleware:
         return response
 
     def process_view(self, request, view_func, view_args, view_kwargs):
-        if request.method != "GET" or "callback" not in request.GET or not _is_api_view(view_func):
+        request.is_api_view = _is_api_view(view_func)
+        if request.method != "GET" or "callback" not in request.GET or not request.is_api_view:
             return None
         callback = request.GET["callback"]
         if not JSONP_CALLBACK.fullmatch(callback):

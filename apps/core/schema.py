@@ -13,6 +13,7 @@ only declares its own success body:
 - a PATCH body keeps its required fields when its input serializer sets `schema_complete_on_patch`
   (the view parses it whole; drf-spectacular would document every PATCH body as partial);
 - DELETE answering the 'ok' object is a 200 with that body (drf-spectacular would document a 204);
+- every success status as the wire carries it (apps.core.statuses): a view's 201 or 204 is a 200;
 - the token in the `Authorization: Bearer` header or the `access_token` query parameter (spec §5 step 4);
 - what the request parsing really accepts (DECISIONS.md: Requests): a body of `null` (or none) where no
   field is required, an empty optional query parameter (= absent), and for boolean and integer inputs
@@ -32,6 +33,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.settings import api_settings
 
 from apps.core.parsers import LenientJSONParser
+from apps.core.routing import PATH_ALIASES
+from apps.core.statuses import wire_success_status
 
 # DECISIONS.md: Errors. `errors` is {field: [messages]} on validation failures, [reasons] on publish.
 _ERRORS_SCHEMA = {
@@ -102,6 +105,27 @@ class ApiAutoSchema(AutoSchema):
             for media_type in super().map_parsers()
         ]
 
+    def get_description(self):
+        description = super().get_description() or ""
+        for prefix, alias in PATH_ALIASES.items():
+            if self.path.startswith("/" + alias):
+                spec_path = "/" + prefix + self.path[len(alias) + 1:]
+                note = f"Alias of `{spec_path}` (compat: the path modern clients call); it answers the same."
+                return f"{description}\n\n{note}" if description else note
+        return description
+
+    def _is_list_view(self, serializer=None):
+        # A response serializer that documents a paginated list in another shape than a bare array
+        # (search's array-or-{total, hits}) says so; spectacular only recognises `many=True`.
+        if serializer is None:
+            serializer = self.get_response_serializers()
+        if isinstance(serializer, dict) and serializer:
+            serializer = {str(code): s for code, s in serializer.items()}
+            serializer = serializer[min(serializer)]
+        if getattr(serializer, "paginated_list", False):
+            return True
+        return super()._is_list_view(serializer)
+
     def _get_paginator(self):
         # Our list views are plain APIViews that paginate through core.api.paginated_response with the
         # default pagination class; drf-spectacular only looks for GenericAPIView's attribute. A list
@@ -152,6 +176,7 @@ class ApiAutoSchema(AutoSchema):
             responses = super()._get_response_bodies(direction)
         if direction != "response":
             return responses
+        responses = _wire_success_statuses(responses)
         authenticated = self._requires_token()
         for code, response in responses.items():
             if code.startswith("2"):
@@ -213,6 +238,20 @@ class ApiAutoSchema(AutoSchema):
                 headers.setdefault(name, _header(description, schema))
 
 
+def _wire_success_statuses(responses: dict) -> dict:
+    """The success-status policy (apps.core.statuses) applied to the documented statuses: a view's
+    `201` is documented as the `200` the wire carries, a `204` as a `200` with an empty body."""
+    out = {}
+    for code, response in responses.items():
+        wire = str(wire_success_status(int(code))) if code.isdigit() else code
+        if wire != code and "content" not in response:
+            response = {**response, "description": "Success, with an empty body."}
+        if wire in out:
+            raise ValueError(f"{code} and {wire} both documented: the wire answers {wire} for both")
+        out[wire] = response
+    return out
+
+
 def _accepts(field, value) -> bool:
     """Whether the field parses `value` (its type, not its range: validators are not run)."""
     try:
@@ -262,6 +301,18 @@ class LenientIntegerFieldSchema(OpenApiSerializerFieldExtension):
             # Ids and other positive numbers: no `-`, and a digit other than 0 ("0" is a 400 too).
             text["pattern"] = r"^\s*\+?[0-9_]*[1-9][0-9_]*(\.0*)?\s*$"
         return {"oneOf": [schema, text]}
+
+
+class LicenseFieldSchema(OpenApiSerializerFieldExtension):
+    """A license input: a code, or the display name the API shows for it (apps.core.fields)."""
+
+    target_class = "apps.core.fields.LicenseField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        if direction == "request":
+            schema["enum"] = [*self.target.choices, *self.target.choices.values()]
+        return schema
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):

@@ -43,7 +43,7 @@ def group_update(*, group, user, data: dict) -> Group:
         group = _lock(group)
         if not rules.group_can_edit(user, group):
             raise PermissionDenied()
-        fields = [name for name in ("name", "description") if name in data]
+        fields = [name for name in ("name", "description") if name in data and getattr(group, name) != data[name]]
         for name in fields:
             setattr(group, name, data[name])
         if fields:
@@ -146,7 +146,7 @@ def group_topic_update(*, topic, user, data: dict) -> GroupTopic:
         topic = GroupTopic.objects.select_for_update().get(pk=topic.pk)
         if not rules.group_topic_can_edit(user, topic):
             raise PermissionDenied()
-        fields = [name for name in ("name", "body") if name in data]
+        fields = [name for name in ("name", "body") if name in data and getattr(topic, name) != data[name]]
         for name in fields:
             setattr(topic, name, data[name])
         if fields:

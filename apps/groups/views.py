@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
-from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.schema import THING_PARAM
 from apps.groups import selectors, services
 from apps.groups.serializers import (
@@ -76,7 +76,7 @@ class GroupDetailView(APIView):
                    summary="Update own group", description="Group owner only (403).")
     def patch(self, request, group_id):
         group = selectors.group_get_editable(group_id, viewer=request.user)
-        data = parse_input(GroupUpdateInput, request, partial=True)
+        data = parse_patch(GroupUpdateInput, request, current=lambda: _group_response(request, group.pk).data)
         services.group_update(group=group, user=request.user, data=data)
         return _group_response(request, group.pk)
 
@@ -197,7 +197,7 @@ class GroupTopicDetailView(APIView):
                    summary="Update own group topic", description="Author only (403).")
     def patch(self, request, topic_id):
         topic = selectors.group_topic_get(topic_id, viewer=request.user)
-        data = parse_input(GroupTopicUpdateInput, request, partial=True)
+        data = parse_patch(GroupTopicUpdateInput, request, current=lambda: _topic_response(request, topic.pk).data)
         services.group_topic_update(topic=topic, user=request.user, data=data)
         return _topic_response(request, topic.pk)
 

@@ -21,7 +21,22 @@ class MakesConfig(AppConfig):
         # deleted or hidden by a moderator, itself or with its Thing, as for Things and comments.
         event_target_register("make", lambda: Make.objects.filter(is_hidden=False, thing__is_hidden=False))
 
-        # The Thing page's makes, the profile's makes and the search type (registries).
+        # spec §4.7: search answers makes (copies) too (`type=makes`), on the site's search page as well.
+        from apps.makes.selectors import make_search
+        from apps.makes.serializers import MakeSerializer
+        from apps.search.registry import SearchType, search_type_register
+
+        search_type_register(
+            SearchType(
+                name="makes",
+                search=make_search,
+                serializer_class=MakeSerializer,
+                label="Makes",
+                page_template="makes/_make_grid.html",
+            )
+        )
+
+        # The Thing page's makes and the profile's makes (apps.core.sections, apps.accounts.profiles).
         from apps.makes import pages
 
         pages.register()

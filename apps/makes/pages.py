@@ -19,9 +19,6 @@ from apps.core.sections import PageSection, page_section_register, page_sections
 from apps.core.site import done, json_body, login_required_page, refused
 from apps.makes import links, rules, selectors, services
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
-from apps.makes.serializers import MakeSerializer
-from apps.search.registry import SearchType, search_type_register
-from apps.search.selectors import SORT_NEWEST
 from apps.things.links import thing_public_url
 from apps.uploads import links as upload_links
 from apps.uploads.services import upload_descriptor
@@ -35,7 +32,7 @@ class MakeDescriptionForm(forms.Form):
     )
 
 
-# --- registrations: the Thing page's makes, the profile's tab, the search type -------------------------
+# --- registrations: the Thing page's makes, the profile's tab (the search type: apps.py) ---------------------------
 
 
 def makes_section(*, request, target, shared):
@@ -63,17 +60,6 @@ def register() -> None:
             listing=lambda *, owner, viewer: selectors.make_list_for_user(owner=owner, viewer=viewer),
             order=20,
             empty="No makes posted yet.",
-        )
-    )
-    search_type_register(
-        SearchType(
-            name="makes",
-            search=selectors.make_search,
-            serializer_class=MakeSerializer,
-            sorts=(SORT_NEWEST,),
-            label="Makes",
-            page_template="makes/_make_grid.html",
-            in_api=False,
         )
     )
 

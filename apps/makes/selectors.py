@@ -6,13 +6,25 @@ is one the caller may see (published or their own, and not hidden); staff see hi
 someone else's draft. Lists of a Thing's makes first apply the Thing's own 401/403/404 matrix
 (apps.things.selectors.thing_get_for_viewer).
 """
-from django.db.models import BooleanField, Exists, OuterRef, Prefetch, Q, QuerySet, Value
+from django.db.models import (
+    BooleanField,
+    Case,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
 from apps.core.api import MAX_ID
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.core.moderation import viewer_sees_hidden, visible_q
 from apps.makes import rules
 from apps.makes.models import Make, MakeLike
+from apps.search.selectors import SORT_NEWEST, search_words
 from apps.things import selectors as thing_selectors
 from apps.uploads import selectors as upload_selectors
 from apps.uploads.models import Image, ProcessingStatus
@@ -69,6 +81,20 @@ def make_queryset(*, viewer) -> QuerySet:
 
 def _newest_first(qs: QuerySet) -> QuerySet:
     return qs.order_by("-added", "-id")
+
+
+def make_search(*, term: str, viewer, params) -> QuerySet:
+    """GET /search/{term}/?type=makes: the visible makes whose description or Thing's name contains
+    every word of `term`. Relevance: the Thing's name matching the first word, then a description
+    match; ties newest first. Without a term, or with `sort=newest`: newest first."""
+    qs = make_queryset(viewer=viewer)
+    words = search_words(term)
+    for word in words:
+        qs = qs.filter(Q(description__icontains=word) | Q(thing__name__icontains=word))
+    if params.sort == SORT_NEWEST or not words:
+        return _newest_first(qs)
+    rank = Case(When(thing__name__icontains=words[0], then=Value(2)), default=Value(1), output_field=IntegerField())
+    return qs.annotate(search_rank=rank).order_by("-search_rank", "-added", "-id")
 
 
 def make_list_latest(*, viewer) -> QuerySet:
@@ -160,14 +186,3 @@ def make_get_for_page(make_id: int, *, viewer) -> Make:
     if make is None:
         raise NotFound()
     return make
-
-
-def make_search(*, term: str, viewer, params=None) -> QuerySet:
-    """Makes whose description or Thing's name holds every word of `term` (all of them without one),
-    newest first (the site's search page, `type=makes`)."""
-    from apps.search.selectors import search_words
-
-    qs = make_queryset(viewer=viewer)
-    for word in search_words(term):
-        qs = qs.filter(Q(description__icontains=word) | Q(thing__name__icontains=word))
-    return _newest_first(qs)

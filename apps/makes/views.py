@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
-from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.makes import selectors, services
 from apps.makes.serializers import MakeSerializer, MakeUpdateInput, MakeWithImagesSerializer
@@ -109,7 +109,7 @@ class CopyDetailView(APIView):
     )
     def patch(self, request, copy_id):
         make = selectors.make_get_own(copy_id, viewer=request.user)
-        data = parse_input(MakeUpdateInput, request, partial=True)
+        data = parse_patch(MakeUpdateInput, request, current=lambda: _make_response(request, make.pk).data)
         services.make_update(make=make, data=data)
         return _make_response(request, make.pk)
 
@@ -176,7 +176,7 @@ class CopyImageDetailView(APIView):
     def patch(self, request, copy_id, image_id):
         make = selectors.make_get_own(copy_id, viewer=request.user)
         image = selectors.make_image_get(make=make, image_id=image_id, viewer=request.user)
-        data = parse_input(ImageUpdateInput, request)
+        data = parse_patch(ImageUpdateInput, request, current=lambda: ImageSerializer(image).data)
         services.make_image_update(make=make, image=image, **data)
         return ok()
 

@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.api import paginated_response, parse_input
+from apps.core.api import paginated_response, parse_patch
 from apps.core.permissions import IsAppToken
 from apps.orders import selectors, services
 from apps.orders.serializers import OrderSerializer, OrderUpdateInput
@@ -46,6 +46,6 @@ class OrderDetailView(APIView):
     def patch(self, request, order_id):
         # 404/403 before 400: a caller learns nothing about input rules on an order it may not change.
         order = selectors.order_get_for_token_update(order_id, token=request.auth)
-        data = parse_input(OrderUpdateInput, request, partial=True)
+        data = parse_patch(OrderUpdateInput, request, current=lambda: OrderSerializer(order).data)
         order = services.order_update(order=order, data=data)
         return Response(OrderSerializer(order).data)

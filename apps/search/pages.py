@@ -1,7 +1,6 @@
 """The site's search page, /find: Things, makers, collections or makes, with the category, license and
 sort filters and paging. The same registry and selectors as GET /search/{term}/ (spec §4.7), so the
-visibility rules and the result window are the API's; makes and collections are offered here too
-(their apps register them: apps.search.registry, `in_api=False`).
+visibility rules and the result window are the API's (apps register their types: apps.search.registry).
 """
 
 from django.shortcuts import render

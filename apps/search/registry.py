@@ -6,12 +6,11 @@ A feature app plugs its kind of item in from its AppConfig.ready():
                                     serializer_class=CollectionSerializer))
 
 `search(term=, viewer=, params=)` returns an ordered queryset of what the viewer may see; the view
-paginates it, answers 404 when it is empty, and serialises it with `serializer_class`.
+paginates it, answers 404 when it is empty, and serialises it with `serializer_class` (context:
+`request`, `viewer`, and `application`, the token's app).
 
-The site's search page (/find) offers every registered type; a type registered with `in_api=False`
-(makes and collections, until their API shape is settled) is offered on the site only. `page_template`
-renders a page of results, after `page_prepare(items, viewer=)` when a type needs more than its rows
-(collections attach their thumbnails).
+The site's search page (/find) offers every registered type under its `label`, rendering a page of
+results with `page_template` (after `page_prepare`, as the API does).
 """
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,10 +30,12 @@ class SearchType:
     serializer_class: type
     sorts: tuple[str, ...] = (selectors.SORT_RELEVANT, selectors.SORT_NEWEST)
     filters: frozenset[str] = field(default_factory=frozenset)
+    # Called with the page's rows and the viewer before serialising, for what a row's query cannot
+    # carry (a collection's thumbnail Thing); returns the rows to serialise.
+    page_prepare: Callable | None = None
+    # The site's search page: the tab's name and the template of a page of results.
     label: str = ""
     page_template: str = ""
-    page_prepare: Callable | None = None
-    in_api: bool = True
 
 
 SEARCH_TYPES: dict[str, SearchType] = {}
@@ -44,16 +45,11 @@ def search_type_register(search_type: SearchType) -> None:
     SEARCH_TYPES[search_type.name] = search_type
 
 
-def api_search_types() -> dict[str, SearchType]:
-    return {name: search_type for name, search_type in SEARCH_TYPES.items() if search_type.in_api}
-
-
-def search_type_get(name: str | None, *, api: bool = True) -> SearchType:
+def search_type_get(name: str | None) -> SearchType:
     """The registered type (`things` when none is given); 400 naming the supported ones otherwise."""
-    types = api_search_types() if api else SEARCH_TYPES
-    search_type = types.get(name or DEFAULT_TYPE)
+    search_type = SEARCH_TYPES.get(name or DEFAULT_TYPE)
     if search_type is None:
-        message = f"type must be one of: {', '.join(types)}."
+        message = f"type must be one of: {', '.join(SEARCH_TYPES)}."
         raise ValidationFailed(f"type: {message}", errors={"type": [message]})
     return search_type
 

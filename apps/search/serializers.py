@@ -3,8 +3,8 @@ import re
 from datetime import UTC, datetime, time
 
 from django.utils.dateparse import parse_date, parse_datetime
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerializerFieldExtension
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from apps.core.licenses import THING_LICENSE_CHOICES
@@ -84,9 +84,9 @@ class SearchTypeFieldSchema(OpenApiSerializerFieldExtension):
     target_class = SearchTypeField
 
     def map_serializer_field(self, auto_schema, direction):
-        from apps.search.registry import api_search_types
+        from apps.search.registry import SEARCH_TYPES
 
-        names = [self.target.only] if self.target.only else sorted(api_search_types())
+        names = [self.target.only] if self.target.only else sorted(SEARCH_TYPES)
         return {"type": "string", "enum": names}
 
 
@@ -149,3 +149,44 @@ class AutocompleteItemSerializer(serializers.Serializer):
     id = _ThingIdOrTagNameField(help_text="The Thing id (integer), or the tag name (string).")
     name = serializers.CharField()
     url = serializers.URLField(help_text="The Thing's site page, or the tag's API URL.")
+
+
+@extend_schema_serializer(many=False)  # the answer is not wrapped in an array: it is one already, or the object
+class SearchAnswer(serializers.Serializer):
+    """Documentation of a search answer (DECISIONS.md: Search shape): the spec's array of `item`, or,
+    when the request names `type`, the modern `{"total", "hits"}` holding the same page. A paginated list
+    either way (apps.core.schema: `page`/`per_page`, the Link header, a `…_list` operationId)."""
+
+    paginated_list = True
+
+    def __init__(self, item, name: str, **kwargs):
+        self.item, self.answer_name = item, name
+        super().__init__(**kwargs)
+
+
+class SearchAnswerSchema(OpenApiSerializerExtension):
+    target_class = SearchAnswer
+
+    def get_name(self, auto_schema, direction):
+        return self.target.answer_name
+
+    def get_identity(self, auto_schema, direction):
+        return self.target.answer_name
+
+    def map_serializer(self, auto_schema, direction):
+        items = auto_schema.resolve_serializer(self.target.item, direction).ref
+        page = {"type": "array", "items": items}
+        return {
+            "oneOf": [
+                {**page, "description": "Without `type`: the spec's array (one page)."},
+                {
+                    "type": "object",
+                    "description": "With `type`: the modern object; `hits` is the same page.",
+                    "properties": {
+                        "total": {"type": "integer", "minimum": 1, "description": "All matches, every page."},
+                        "hits": page,
+                    },
+                    "required": ["total", "hits"],
+                },
+            ]
+        }

@@ -12,16 +12,16 @@ from apps.search.urls_pages import urlpatterns as page_urlpatterns
 
 urlpatterns = [
     path("search/", views.SearchView.as_view(), name="search"),
-    path("search/<str:term>/", views.SearchView.as_view(), name="search-term"),
+    path("search/<term:term>/", views.SearchView.as_view(), name="search-term"),
     path("search//library", views.SearchLibraryView.as_view(), name="search-library-all"),
-    path("search/<str:term>/library", views.SearchLibraryView.as_view(), name="search-library"),
+    path("search/<term:term>/library", views.SearchLibraryView.as_view(), name="search-library"),
     path("search//tag", views.SearchTagView.as_view(), name="search-tag-all"),
-    path("search/<str:tag>/tag", views.SearchTagView.as_view(), name="search-tag"),
+    path("search/<term:tag>/tag", views.SearchTagView.as_view(), name="search-tag"),
     path("search//autocomplete", views.SearchAutocompleteView.as_view(), name="search-autocomplete-empty"),
     path(
-        "search/<str:term>/autocomplete", views.SearchAutocompleteView.as_view(), name="search-autocomplete"
+        "search/<term:term>/autocomplete", views.SearchAutocompleteView.as_view(), name="search-autocomplete"
     ),
     # The `username` converter is registered by apps.accounts.urls (included before this module).
     path("users/<username:username>/search/", views.UserSearchView.as_view(), name="user-search-all"),
-    path("users/<username:username>/search/<str:term>", views.UserSearchView.as_view(), name="user-search"),
+    path("users/<username:username>/search/<term:term>", views.UserSearchView.as_view(), name="user-search"),
 ] + page_urlpatterns

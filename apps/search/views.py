@@ -15,26 +15,48 @@ from apps.search.serializers import (
     AutocompleteItemSerializer,
     AutocompleteQueryInput,
     LibraryThingSerializer,
+    SearchAnswer,
     SearchQueryInput,
     ThingSearchQueryInput,
 )
 from apps.things.serializers import ThingShortSerializer
 
 TERM_MAX_LENGTH = 200
+SHAPE = " Naming `type` (here only `things`) answers `{total, hits}` instead of the array, same paging."
 NOTHING_MATCHES = error("Nothing matches (spec §7).")
 # One item shape per registered `type` (apps register theirs at startup, so the list is read lazily).
-SEARCH_RESULTS = PolymorphicProxySerializer(
-    component_name="SearchResult",
-    serializers=lambda: [search_type.serializer_class for search_type in registry.api_search_types().values()],
-    resource_type_field_name=None,
-    many=True,
+SEARCH_RESULTS = SearchAnswer(
+    PolymorphicProxySerializer(
+        component_name="SearchResult",
+        serializers=lambda: [search_type.serializer_class for search_type in registry.SEARCH_TYPES.values()],
+        resource_type_field_name=None,
+    ),
+    "SearchAnswer",
 )
+THING_RESULTS = SearchAnswer(ThingShortSerializer, "ThingSearchAnswer")
+LIBRARY_RESULTS = SearchAnswer(LibraryThingSerializer, "LibrarySearchAnswer")
 
 
 def _parse_query(serializer_class, request) -> dict:
     """Query parameters through an input serializer; an empty value counts as absent. 400 otherwise."""
     data = {key: value for key, value in request.query_params.items() if value.strip() != ""}
     return validated(serializer_class(data=data))
+
+
+def _search_response(request, queryset, serializer_class, *, page_prepare=None) -> Response:
+    """A page of results, 404 when nothing matches (spec §7). The spec's bare array, or the modern
+    `{"total", "hits"}` when the request names a `type` (DECISIONS.md: Search shape): modern clients
+    send `type` and read that object, older ones never send it."""
+    context = {"viewer": request.user, "application": getattr(request.auth, "application", None)}
+    return paginated_response(
+        request, queryset, serializer_class, context=context, not_found_when_empty=True,
+        total_and_hits=_names_type(request), page_prepare=page_prepare,
+    )
+
+
+def _names_type(request) -> bool:
+    # An empty value counts as absent, as everywhere in the query (_parse_query).
+    return request.query_params.get("type", "").strip() != ""
 
 
 def _term(raw: str | None) -> str:
@@ -46,14 +68,16 @@ def _term(raw: str | None) -> str:
 
 
 class SearchView(APIView):
-    """/search/{term}/: Things (default), users, and later makes and collections, by relevance."""
+    """/search/{term}/: Things (default), users, collections or makes (copies), by relevance."""
 
     @extend_schema(
         parameters=[SearchQueryInput],
         responses={200: SEARCH_RESULTS, 404: NOTHING_MATCHES},
         summary="Search",
-        description="Published Things ranked by relevance (name > tags > description), or with "
-        "`type=users` users. Without a term: every published Thing, newest first. 404 when nothing matches.",
+        description="Published Things ranked by relevance (name > tags > description), or with `type` "
+        "users, collections or makes (copies). Without a term: everything of that type, newest first. "
+        "Without `type` the answer is the spec's array; a request naming `type` gets `{total, hits}` "
+        "(same paging, Link header too). 404 when nothing matches.",
     )
     def get(self, request, term=None):
         data = _parse_query(SearchQueryInput, request)
@@ -61,9 +85,10 @@ class SearchView(APIView):
         registry.search_type_check_params(search_type, data)
         params = selectors.SearchParams.from_data(data)
         queryset = search_type.search(term=_term(term), viewer=request.user, params=params)
-        return paginated_response(
-            request, queryset, search_type.serializer_class, context={"viewer": request.user},
-            not_found_when_empty=True,
+        prepare = search_type.page_prepare
+        return _search_response(
+            request, queryset, search_type.serializer_class,
+            page_prepare=(lambda rows: prepare(rows, viewer=request.user)) if prepare else None,
         )
 
 
@@ -72,15 +97,15 @@ class SearchLibraryView(APIView):
 
     @extend_schema(
         parameters=[ThingSearchQueryInput],
-        responses={200: LibraryThingSerializer(many=True), 404: NOTHING_MATCHES},
+        responses={200: LIBRARY_RESULTS, 404: NOTHING_MATCHES},
         summary="Search your library",
         description="Your own Things (drafts included) matching the term, each with `type: \"thing\"`; "
-        "all of them without a term. 404 when nothing matches.",
+        "all of them without a term. 404 when nothing matches." + SHAPE,
     )
     def get(self, request, term=None):
         params = _thing_params(request)
         queryset = selectors.thing_search_library(term=_term(term), viewer=request.user, params=params)
-        return paginated_response(request, queryset, LibraryThingSerializer, not_found_when_empty=True)
+        return _search_response(request, queryset, LibraryThingSerializer)
 
 
 class SearchTagView(APIView):
@@ -88,15 +113,15 @@ class SearchTagView(APIView):
 
     @extend_schema(
         parameters=[ThingSearchQueryInput],
-        responses={200: ThingShortSerializer(many=True), 404: NOTHING_MATCHES},
+        responses={200: THING_RESULTS, 404: NOTHING_MATCHES},
         summary="Search by tag",
         description="Published Things carrying the tag (normalised as spec §2, any case), newest first. "
-        "404 when none.",
+        "404 when none." + SHAPE,
     )
     def get(self, request, tag=None):
         params = _thing_params(request)
         queryset = selectors.thing_search_by_tag(tag=_term(tag), viewer=request.user, params=params)
-        return paginated_response(request, queryset, ThingShortSerializer, not_found_when_empty=True)
+        return _search_response(request, queryset, ThingShortSerializer)
 
 
 class SearchAutocompleteView(APIView):
@@ -129,10 +154,10 @@ class UserSearchView(APIView):
 
     @extend_schema(
         parameters=[ThingSearchQueryInput],
-        responses={200: ThingShortSerializer(many=True), 404: error("No such user, or nothing matches.")},
+        responses={200: THING_RESULTS, 404: error("No such user, or nothing matches.")},
         summary="Search a user's Things",
         description="The user's published Things matching the term (your own list includes drafts); all "
-        "of them without a term. 404 for an unknown user and when nothing matches.",
+        "of them without a term. 404 for an unknown user and when nothing matches." + SHAPE,
     )
     def get(self, request, username, term=None):
         owner = user_get_by_name(username, viewer=request.user)  # 404 before any 400, as elsewhere
@@ -140,7 +165,7 @@ class UserSearchView(APIView):
         queryset = selectors.thing_search_for_user(
             owner=owner, term=_term(term), viewer=request.user, params=params
         )
-        return paginated_response(request, queryset, ThingShortSerializer, not_found_when_empty=True)
+        return _search_response(request, queryset, ThingShortSerializer)
 
 
 def _thing_params(request) -> selectors.SearchParams:

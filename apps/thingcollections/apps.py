@@ -8,8 +8,24 @@ class ThingCollectionsConfig(AppConfig):
     verbose_name = "Collections"
 
     def ready(self):
-        # The Thing page's "collect" action, the profile's collections and the search type (registries of
-        # apps.things, apps.accounts and apps.search: those never import this app).
+        # spec §4.7: search answers collections too (`type=collections`), on the site's search page as well.
+        from apps.search.registry import SearchType, search_type_register
+        from apps.thingcollections import selectors
+        from apps.thingcollections.serializers import CollectionSerializer
+
+        search_type_register(
+            SearchType(
+                name="collections",
+                search=selectors.collection_search,
+                serializer_class=CollectionSerializer,
+                page_prepare=selectors.collection_attach_thumbnails,
+                label="Collections",
+                page_template="thingcollections/_collection_grid.html",
+            )
+        )
+
+        # The Thing page's "collect" action and the profile's collections (apps.core.sections,
+        # apps.accounts.profiles: those never import this app).
         from apps.thingcollections import pages
 
         pages.register()

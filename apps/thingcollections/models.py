@@ -22,6 +22,8 @@ class Collection(models.Model):
         blank=True,
         related_name="+",
     )
+    # Staff feature collections in the admin, as they feature Things (the API shows `is_featured`).
+    is_featured = models.BooleanField(default=False)
     added = models.DateTimeField(auto_now_add=True)
     modified = models.DateTimeField(auto_now=True)
     things = models.ManyToManyField("things.Thing", through="CollectionThing", related_name="collections")

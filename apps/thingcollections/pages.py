@@ -1,26 +1,24 @@
-"""Collections on the site (session login, CSRF): the collection page, creating, renaming and deleting
-one, collecting a Thing from its page and taking it out again. The same selectors and services as spec
+"""Collections on the site (session login, CSRF): the collection page at its `absolute_url`
+(/collection:<id>, GET only), creating, renaming and deleting one, collecting a Thing from its page and taking it out again. The same selectors and services as spec
 §4.5's endpoints, with `application=None`: the user's own session is not limited by the per-app rules,
 and a collection made on the site can be changed by no app (docs/decisions.md: Collections).
 """
 
 from django import forms
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from apps.accounts.links import user_public_url
 from apps.accounts.profiles import ProfileTab, profile_tab_register
 from apps.core.exceptions import DomainError, NotFound, ValidationFailed
-from apps.core.site import done, login_required_page, paginate, refused
-from apps.search.registry import SearchType, search_type_register
-from apps.search.selectors import SORT_NEWEST, SORT_RELEVANT
+from apps.core.site import PAGE_SIZE, done, login_required_page, refused
 from apps.things.links import thing_public_url
 from apps.core.sections import PageSection, page_section_register
 from apps.thingcollections import rules, selectors, services
 from apps.thingcollections.models import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH
-from apps.thingcollections.serializers import CollectionSerializer
 
 
 class CollectionForm(forms.Form):
@@ -38,7 +36,7 @@ def _with_thumbnails(items, *, viewer):
     return selectors.collection_attach_thumbnails(items, viewer=viewer)
 
 
-# --- registrations: the Thing page's "collect", the profile's tab, the search type ---------------------
+# --- registrations: the Thing page's "collect", the profile's tab (the search type: apps.py) ---------------------
 
 
 def collect_section(*, request, target, shared):
@@ -72,21 +70,17 @@ def register() -> None:
             empty="No collections yet.",
         )
     )
-    search_type_register(
-        SearchType(
-            name="collections",
-            search=selectors.collection_search,
-            serializer_class=CollectionSerializer,
-            sorts=(SORT_RELEVANT, SORT_NEWEST),
-            label="Collections",
-            page_template="thingcollections/_collection_grid.html",
-            page_prepare=_with_thumbnails,
-            in_api=False,
-        )
-    )
 
 
 # --- pages ------------------------------------------------------------------------------------------------
+
+
+def _page_of(request, things, *, count: int):
+    """A page of the collection's Things; its count is the collection's own `thing_count` (the same
+    visible Things, counted in the collection's query), so the page costs no COUNT query of its own."""
+    paginator = Paginator(things, PAGE_SIZE)
+    paginator.count = count  # shadows the paginator's cached property
+    return paginator.get_page(request.GET.get("page"))
 
 
 def _get_or_404(request, collection_id):
@@ -103,6 +97,7 @@ def _own_or_404(request, collection_id):
     return collection
 
 
+@require_safe
 def collection_page(request, collection_id: int):
     """/collection:<id>: every collection is public; its Things are those the visitor may see."""
     collection = _get_or_404(request, collection_id)
@@ -111,7 +106,7 @@ def collection_page(request, collection_id: int):
     is_owner = rules.collection_can_edit(request.user, collection, application=None)
     context = {
         "collection": collection,
-        "page": paginate(request, things),
+        "page": _page_of(request, things, count=collection.thing_count),
         "sort": sort,
         "is_owner": is_owner,
         "form": CollectionForm(initial={"name": collection.name, "description": collection.description})

@@ -1,11 +1,12 @@
 """Reads of collections (spec §4.5, §4.1). Collections are public; the Things in them are filtered to
 what the caller may see (published, or their own), in counts and thumbnails too."""
-from django.db.models import F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Case, F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce, Lower
 
 from apps.core.api import MAX_ID
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.things.models import Thing
+from apps.search.selectors import SORT_NEWEST, search_words
 from apps.things.selectors import thing_list_visible, thing_short_queryset, thing_visible_q
 from apps.thingcollections import rules
 from apps.thingcollections.models import Collection, CollectionThing
@@ -50,6 +51,27 @@ def collection_list_latest(*, viewer) -> QuerySet:
 def collection_list_for_user(*, owner, viewer) -> QuerySet:
     """spec §4.1 /users/{username}/collections: the owner's collections, newest first."""
     return collection_list_latest(viewer=viewer).filter(creator=owner)
+
+
+def collection_search(*, term: str, viewer, params) -> QuerySet:
+    """GET /search/{term}/?type=collections: collections whose name or description contains every
+    word of `term`. Relevance: the exact name, a name starting with the term, a name containing its
+    first word, then a description match; ties newest first. Without a term, or with `sort=newest`:
+    newest first. Substring matching: collections are few next to Things."""
+    qs = collection_queryset(viewer=viewer)
+    words = search_words(term)
+    for word in words:
+        qs = qs.filter(Q(name__icontains=word) | Q(description__icontains=word))
+    if params.sort == SORT_NEWEST or not words:
+        return qs.order_by("-added", "-id")
+    rank = Case(
+        When(name__iexact=term.strip(), then=Value(4)),
+        When(name__istartswith=term.strip(), then=Value(3)),
+        When(name__icontains=words[0], then=Value(2)),
+        default=Value(1),
+        output_field=IntegerField(),
+    )
+    return qs.annotate(search_rank=rank).order_by("-search_rank", "-added", "-id")
 
 
 def collection_get(collection_id, *, viewer) -> Collection:
@@ -145,20 +167,3 @@ def collection_list_for_picker(*, owner, thing_id: int) -> QuerySet:
         .only("id", "name", "creator_id", "modified")
         .order_by("-modified", "-id")
     )
-
-
-def collection_search(*, term: str, viewer, params=None) -> QuerySet:
-    """Collections whose name or description holds every word of `term` (all of them without one): name
-    matches first, then the most recently changed (the site's search page, `type=collections`)."""
-    from django.db.models import Case, IntegerField as Int, When
-
-    from apps.search.selectors import search_words
-
-    words = search_words(term)
-    qs = collection_queryset(viewer=viewer)
-    for word in words:
-        qs = qs.filter(Q(name__icontains=word) | Q(description__icontains=word))
-    if words and getattr(params, "sort", "relevant") != "newest":
-        rank = Case(When(name__icontains=words[0], then=Value(1)), default=Value(0), output_field=Int())
-        return qs.annotate(name_match=rank).order_by("-name_match", "-modified", "-id")
-    return qs.order_by("-modified", "-id")

@@ -2,6 +2,7 @@
 from functools import cache
 
 from django.templatetags.static import static
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.accounts.links import iso8601
@@ -23,10 +24,17 @@ def collection_api_url(collection_id: int) -> str:
     return api_url(f"collections/{collection_id}")
 
 
+def collection_public_url(collection_id: int) -> str:
+    """The collection's page on the site (`absolute_url`)."""
+    return site_url(f"collection:{collection_id}")
+
+
 class CollectionSerializer(serializers.Serializer):
     """DECISIONS.md: `id, name, description, url, thumbnail, count, is_editable, added, modified,
-    creator`. Reads selectors.collection_queryset's annotations and collection_attach_thumbnails;
-    context: `request` and `application` (the calling app; None for the site)."""
+    creator`, plus the fields the original API's published schema requires (compat): `absolute_url`,
+    `preview_image`, `is_watched`, `is_featured`, `featured_thing_id`, `featured_thing`. Reads
+    selectors.collection_queryset's annotations and collection_attach_thumbnails; context: `request`
+    and `application` (the calling app; None for the site)."""
 
     id = serializers.IntegerField(read_only=True)
     name = serializers.CharField(read_only=True)
@@ -44,13 +52,46 @@ class CollectionSerializer(serializers.Serializer):
     added = serializers.SerializerMethodField()
     modified = serializers.SerializerMethodField()
     creator = UserSummarySerializer(read_only=True)
+    absolute_url = serializers.SerializerMethodField(help_text="The collection's page on the site.")
+    preview_image = serializers.SerializerMethodField(
+        help_text="A larger picture of the featured Thing (its default image's preview size), else a "
+        "placeholder."
+    )
+    is_watched = serializers.SerializerMethodField(
+        help_text="Always false: collections cannot be watched in Thingyard (Things can)."
+    )
+    is_featured = serializers.BooleanField(read_only=True, help_text="Featured by the site's staff.")
+    featured_thing_id = serializers.SerializerMethodField(
+        help_text="The Thing the collection shows as its cover: the newest one in it the caller may see; "
+        "null when none."
+    )
+    featured_thing = serializers.SerializerMethodField()
 
     def get_url(self, collection) -> str:
         return collection_api_url(collection.pk)
 
+    def get_absolute_url(self, collection) -> str:
+        return collection_public_url(collection.pk)
+
     def get_thumbnail(self, collection) -> str:
         thing = getattr(collection, "thumbnail_thing", None)
         return thing_links.thing_thumbnail_url(thing) if thing is not None else _placeholder_url()
+
+    def get_preview_image(self, collection) -> str:
+        thing = getattr(collection, "thumbnail_thing", None)
+        return thing_links.thing_preview_url(thing) if thing is not None else _placeholder_url()
+
+    def get_is_watched(self, collection) -> bool:
+        return False
+
+    def get_featured_thing_id(self, collection) -> int | None:
+        thing = getattr(collection, "thumbnail_thing", None)
+        return thing.pk if thing is not None else None
+
+    @extend_schema_field(ThingShortSerializer(allow_null=True))
+    def get_featured_thing(self, collection) -> dict | None:
+        thing = getattr(collection, "thumbnail_thing", None)
+        return ThingShortSerializer(thing, context=self.context).data if thing is not None else None
 
     def get_is_editable(self, collection) -> bool:
         request = self.context["request"]
@@ -68,6 +109,9 @@ class CollectedThingsSerializer(serializers.Serializer):
 
     count = serializers.IntegerField()
     things = ThingShortSerializer(many=True)
+    collected_things = ThingShortSerializer(
+        many=True, help_text="The same Things again, under the name clients of the original API read."
+    )
 
 
 # --- inputs ------------------------------------------------------------------------------------------

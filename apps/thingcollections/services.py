@@ -44,12 +44,17 @@ def collection_update(*, collection, user, data: dict, application=None) -> Coll
         collection = _lock(collection)
         if not rules.collection_can_edit(user, collection, application=application):
             raise PermissionDenied()
-        fields = [name for name in ("name", "description") if name in data]
+        fields = [name for name in ("name", "description") if name in data and getattr(collection, name) != data[name]]
         for name in fields:
             setattr(collection, name, data[name])
         if fields:
             collection.save(update_fields=[*fields, "modified"])
     return collection
+
+
+def collection_set_featured(*, collection, featured: bool) -> None:
+    """Feature or unfeature a collection (the admin's action); repeating either is a no-op."""
+    Collection.objects.filter(pk=collection.pk, is_featured=not featured).update(is_featured=featured)
 
 
 def collection_delete(*, collection, user, application=None) -> None:

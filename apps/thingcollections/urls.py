@@ -16,7 +16,7 @@ urlpatterns: list = [
     path(f"{user}/collections", views.UserCollectionsView.as_view(), name="user-collections"),
     path(f"{user}/collections/<str:all>", views.UserCollectionsAllView.as_view(), name="user-collections-all"),
     path(f"{user}/all-collected-things", views.UserCollectedThingsView.as_view(), name="user-collected-things"),
-    # Site pages (session, CSRF).
+    # Site pages (session, CSRF): the collection's `absolute_url` and the writes made from it.
     path("collection:<int:collection_id>", pages.collection_page, name="collection-page"),
     path("collection:<int:collection_id>/edit", pages.collection_edit, name="collection-page-edit"),
     path("collection:<int:collection_id>/delete", pages.collection_delete, name="collection-page-delete"),

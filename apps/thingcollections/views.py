@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
-from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.exceptions import ValidationFailed
 from apps.core.pagination import LinkHeaderPagination, pagination_params_validate
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
@@ -26,7 +26,8 @@ from apps.thingcollections.serializers import (
 
 COLLECTION_PARAM = OpenApiParameter("collection_id", int, OpenApiParameter.PATH, description="A collection id.")
 ALL_PARAM = OpenApiParameter(
-    "all", str, OpenApiParameter.PATH, description="`true`/`1`: the full list as one array; `false`/`0`: paginated."
+    "all", str, OpenApiParameter.PATH,
+    description="`true`/`1`/`all`: the full list as one array; `false`/`0`: paginated.",
 )
 APP_RULE = "Through an app, only the app that created the collection may do this (403 otherwise)."
 
@@ -92,7 +93,9 @@ class CollectionDetailView(APIView):
         collection = selectors.collection_get_editable(
             collection_id, viewer=request.user, application=_application(request)
         )
-        data = parse_input(CollectionUpdateInput, request, partial=True)
+        data = parse_patch(
+            CollectionUpdateInput, request, current=lambda: _collection_response(request, collection.pk).data
+        )
         services.collection_update(
             collection=collection, user=request.user, data=data, application=_application(request)
         )
@@ -165,7 +168,7 @@ def _all_flag(value: str | None) -> bool:
     if value is None:
         return False
     flag = value.strip().lower()
-    if flag in ("true", "1", "yes"):
+    if flag in ("true", "1", "yes", "all"):  # DECISIONS.md (compat): the literal `all` means true
         return True
     if flag in ("false", "0", "no", ""):
         return False
@@ -203,11 +206,12 @@ class UserCollectedThingsView(APIView):
         parameters=[USERNAME_PARAM],
         responses=CollectedThingsSerializer,
         summary="All the Things a user added to collections",
-        description="`{count, things}`: each Thing once, only those the caller may see, most recently "
-        "collected first. 404 if the user does not exist.",
+        description="`{count, things, collected_things}` (the same list under both names): each Thing "
+        "once, only those the caller may see, most recently collected first. 404 if the user does not exist.",
     )
     def get(self, request, username):
         user = user_get_by_name(username, viewer=request.user)
         things = list(selectors.thing_list_collected_by(user=user, viewer=request.user))
         data = ThingShortSerializer(things, many=True, context={"request": request}).data
-        return Response({"count": len(data), "things": data})
+        # DECISIONS.md (compat): clients of the original API read the list as `collected_things`.
+        return Response({"count": len(data), "things": data, "collected_things": data})

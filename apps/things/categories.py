@@ -16,4 +16,6 @@ CATEGORY_TREE = {
     "Tools": ["Hand Tools", "Machine Tools", "Parts", "Tool Holders & Boxes"],
     "Toys & Games": ["Chess", "Construction Toys", "Dice", "Games", "Mechanical Toys", "Playsets", "Puzzles",
                      "Toy & Game Accessories"],
+    # DECISIONS.md (compat): the original had a top-level Other; clients create Things in "other".
+    "Other": [],
 }

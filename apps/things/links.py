@@ -30,6 +30,17 @@ def thing_thumbnail_url(thing) -> str:
     return url or _placeholder_url()
 
 
+def thing_preview_url(thing) -> str:
+    """A larger picture of the Thing than its thumbnail (a collection's `preview_image`): the default
+    image's preview size, else its first file's render, else the placeholder. Same annotations."""
+    url = None
+    if hasattr(thing, "default_image_row"):
+        url = upload_links.thing_thumbnail_from_row(
+            thing.default_image_row, thing.first_file_thumbnail_key, upload_links.PREVIEW_PREFERENCE
+        )
+    return url or _placeholder_url()
+
+
 def thing_default_image(thing) -> dict | None:
     """DECISIONS.md `default_image`: the featured live image, else the first by rank; or None."""
     return upload_links.image_from_row(getattr(thing, "default_image_row", None))

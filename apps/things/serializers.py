@@ -7,7 +7,8 @@ from rest_framework import serializers
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.core.api import api_url, site_url
-from apps.core.licenses import THING_LICENSE_CHOICES, license_name
+from apps.core.fields import LicenseField
+from apps.core.licenses import THING_LICENSES, license_name
 from apps.things import links, rules
 from apps.core.api import MAX_ID
 
@@ -180,8 +181,10 @@ class _ThingWriteInput(serializers.Serializer):
     publishing has its own endpoint."""
 
     name = StrictCharField(max_length=rules.THING_NAME_MAX_LENGTH)
-    license = serializers.ChoiceField(
-        choices=THING_LICENSE_CHOICES, required=False, help_text="A Thing license code (spec §2)."
+    license = LicenseField(
+        licenses=THING_LICENSES,
+        required=False,
+        help_text="A Thing license code (spec §2), or its display name as a Thing shows it.",
     )
     category = StrictCharField(
         required=False,

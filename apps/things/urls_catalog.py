@@ -9,8 +9,8 @@ urlpatterns: list = [
     path("categories/<str:slug>/", views.CategoryDetailView.as_view(), name="category-detail"),
     path("categories/<str:slug>/things", views.CategoryThingsView.as_view(), name="category-things"),
     path("tags/", views.TagListView.as_view(), name="tag-list"),
-    path("tags/<str:tag>/", views.TagDetailView.as_view(), name="tag-detail"),
-    path("tags/<str:tag>/things", views.TagThingsView.as_view(), name="tag-things"),
+    path("tags/<term:tag>/", views.TagDetailView.as_view(), name="tag-detail"),
+    path("tags/<term:tag>/things", views.TagThingsView.as_view(), name="tag-things"),
     # Discovery lists beyond the spec.
     path("newest/", views.NewestThingsView.as_view(), name="things-newest"),
     path("popular/", views.PopularThingsView.as_view(), name="things-popular"),

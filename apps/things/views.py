@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
-from apps.core.api import ok, paginated_response, parse_input
+from apps.core.api import ok, paginated_response, parse_input, parse_patch
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.makes import selectors as make_selectors
 from apps.makes.serializers import MakeSerializer
@@ -73,7 +73,9 @@ class ThingDetailView(APIView):
     def patch(self, request, thing_id):
         # 404/403 before 400: a caller learns nothing about input rules on someone else's Thing.
         thing = selectors.thing_get_own(thing_id, viewer=request.user)
-        data = parse_input(ThingUpdateInput, request, partial=True)
+        data = parse_patch(
+            ThingUpdateInput, request, current=lambda: ThingSerializer(thing, context={"request": request}).data
+        )
         services.thing_update(thing=thing, data=data)
         return _thing_response(request, thing.pk)
 

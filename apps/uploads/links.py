@@ -25,6 +25,8 @@ IMAGE_TYPES = ("thumb", "preview", "display")
 IMAGE_SIZES = ("large", "medium", "small", "tiny")
 # The variant a Thing's `thumbnail` shows, best first.
 THUMBNAIL_PREFERENCE = (("thumb", "medium"), ("thumb", "large"), ("thumb", "small"), ("preview", "medium"))
+# The variant a collection's `preview_image` shows, best first.
+PREVIEW_PREFERENCE = (("preview", "large"), ("preview", "medium"), ("display", "medium"), ("thumb", "large"))
 
 
 def store_url(key: str, *, filename: str | None = None) -> str:
@@ -74,8 +76,14 @@ def formatted_size(size: int) -> str:
 
 
 def file_default_image(file) -> dict | None:
-    """A file's own render (the STL thumbnail) in the image shape, so clients that read
-    `default_image.sizes` find it; null until processing rendered one."""
+    """A file's render in the image shape, so clients that read `default_image.sizes` find it: its
+    render image (DECISIONS.md: Thing images; the selectors join it), or, while a render made before
+    renders were images is still being sized, the render itself under the file's id; null until
+    processing rendered one."""
+    image = _loaded_render_image(file)
+    if image is not None and image.status == "live":
+        return image_dict(id=image.pk, name=image.name, key=image.key, added=image.added, rank=image.rank,
+                          featured=image.featured, sizes=image.sizes)
     if not file.thumbnail_key:
         return None
     url = store_url(file.thumbnail_key)
@@ -88,6 +96,18 @@ def file_default_image(file) -> dict | None:
         "featured": False,
         "sizes": [{"type": t, "size": s, "url": url} for t in IMAGE_TYPES for s in IMAGE_SIZES[:3]],
     }
+
+
+def _loaded_render_image(file):
+    # Only what the query joined (select_related): never a query per file here.
+    if "render_image" not in file._state.fields_cache:
+        return None
+    return file._state.fields_cache["render_image"]
+
+
+def file_geometry(file) -> dict | None:
+    """DECISIONS.md File `geometry`: the mesh analysis, null before processing and for other files."""
+    return file.geometry or None
 
 
 # --- images -----------------------------------------------------------------------------------------
@@ -140,14 +160,15 @@ def image_from_row(row) -> dict | None:
     )
 
 
-def thing_thumbnail_from_row(image_row, file_thumbnail_key) -> str | None:
+def thing_thumbnail_from_row(image_row, file_thumbnail_key, preference=THUMBNAIL_PREFERENCE) -> str | None:
     """A Thing's thumbnail: its default image's thumb (else its original), else its first file's
-    render; None when it has neither (the caller shows the placeholder)."""
+    render; None when it has neither (the caller shows the placeholder). `preference`: the variants
+    to look for, best first."""
     row = _json(image_row)
     if row:
         by_variant = {(v.get("type"), v.get("size")): v.get("key") for v in _json(row.get("sizes")) or ()
                       if isinstance(v, dict)}
-        for variant in THUMBNAIL_PREFERENCE:
+        for variant in preference:
             if by_variant.get(variant):
                 return store_url(by_variant[variant])
         return store_url(row["key"])

@@ -59,8 +59,10 @@ class ThingFile(models.Model):
     content_type = models.CharField(max_length=100, blank=True)
     status = models.CharField(max_length=16, choices=ProcessingStatus.choices, default=ProcessingStatus.PROCESSING)
     processing_error = models.TextField(blank=True)
-    # Geometry of 3D models: bounding box (mm), triangle count, volume, closed mesh (processing).
-    meta_data = models.JSONField(default=dict, blank=True)
+    # The mesh analysis of a 3D model (processing: format, triangles, bbox_mm, size_mm, volume_mm3,
+    # area_mm2, closed, units); null before processing and for files that are not meshes. The API shows
+    # it as `geometry` (DECISIONS.md: File; `meta_data` on the wire is a separate, always-array field).
+    geometry = models.JSONField(null=True, blank=True, default=None)
     thumbnail_key = models.CharField(max_length=512, blank=True)
     threejs_key = models.CharField(max_length=512, blank=True)
     download_count = models.PositiveIntegerField(default=0)
@@ -71,8 +73,20 @@ class ThingFile(models.Model):
         ordering = ["added", "id"]
 
 
+# DECISIONS.md (Thing images): the renders of a Thing's mesh files come after its uploaded images.
+RENDERS_LAST = models.Case(
+    models.When(source_file__isnull=True, then=models.Value(0)),
+    default=models.Value(1),
+    output_field=models.IntegerField(),
+)
+
+
 class Image(models.Model):
-    """An image of a Thing or of a copy (make). `sizes` lists the rendered variants (DECISIONS.md)."""
+    """An image of a Thing or of a copy (make). `sizes` lists the rendered variants (DECISIONS.md).
+
+    `source_file` is set on a render: the image processing made of a mesh file (DECISIONS.md: Thing
+    images, compat). It goes with its file, and processing the file again replaces it.
+    """
 
     thing = models.ForeignKey("things.Thing", null=True, blank=True, on_delete=models.CASCADE, related_name="images")
     # The column stays `copy_id` (this was a plain id before the makes app existed); a make's images go
@@ -92,11 +106,15 @@ class Image(models.Model):
     featured = models.BooleanField(default=False)
     # [{"type": "thumb|preview|display", "size": "large|medium|small|tiny", "key": …, "width": …, "height": …}]
     sizes = models.JSONField(default=list, blank=True)
+    source_file = models.OneToOneField(
+        ThingFile, null=True, blank=True, on_delete=models.CASCADE, related_name="render_image",
+        help_text="The mesh file this image is the render of (null for an uploaded image)",
+    )
     added = models.DateTimeField(auto_now_add=True)
     modified = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["rank", "added", "id"]
+        ordering = [RENDERS_LAST, "rank", "added", "id"]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(thing__isnull=False) | models.Q(copy_id__isnull=False),

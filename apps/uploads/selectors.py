@@ -11,7 +11,7 @@ from apps.core.exceptions import NotFound, PermissionDenied
 from apps.things import rules as thing_rules
 # A module reference, not names: apps.things.selectors imports this module for its Thing annotations.
 from apps.things import selectors as thing_selectors
-from apps.uploads.models import Download, Image, ProcessingStatus, ThingFile, ThingPackage
+from apps.uploads.models import RENDERS_LAST, Download, Image, ProcessingStatus, ThingFile, ThingPackage
 
 LIVE = ProcessingStatus.LIVE
 
@@ -30,9 +30,16 @@ def _pk(value) -> int:
 # --- Thing annotations (apps.things.selectors): default image and thumbnail in the Thing's own query ---
 
 
+def image_order() -> list:
+    """A Thing's images: the uploaded ones by rank (then the oldest), then its files' renders
+    (DECISIONS.md: Thing images)."""
+    return [RENDERS_LAST, "rank", "added", "id"]
+
+
 def default_image_order() -> list:
-    """The featured image first, then by rank, then the oldest (DECISIONS.md: `default_image`)."""
-    return ["-featured", "rank", "added", "id"]
+    """The featured image first, then the images' order (DECISIONS.md: `default_image`): a Thing whose
+    only picture is the render of its STL shows that render."""
+    return ["-featured", *image_order()]
 
 
 def _default_image_row(**owner):
@@ -68,8 +75,13 @@ def thing_first_file_thumbnail_key(outer: str = "pk"):
 # --- files --------------------------------------------------------------------------------------------
 
 
+def _files() -> QuerySet:
+    # The render image joined: FileSerializer's `default_image` (links.file_default_image).
+    return ThingFile.objects.select_related("render_image")
+
+
 def thing_file_list(*, thing, viewer) -> QuerySet:
-    files = ThingFile.objects.filter(thing=thing).order_by("added", "id")
+    files = _files().filter(thing=thing).order_by("added", "id")
     if not _sees_everything(viewer, thing):
         files = files.filter(status=LIVE)
     return files
@@ -86,7 +98,7 @@ def thing_file_get(*, thing, file_id, viewer) -> ThingFile:
 def file_get_for_viewer(file_id, *, viewer) -> ThingFile:
     """spec §4.3 /files/{id}: the Thing's matrix (401/403/404), then 404 for a file the caller may not
     see. `file.thing` is the Thing as thing_get_for_viewer loaded it."""
-    file = ThingFile.objects.filter(pk=_pk(file_id)).first()
+    file = _files().filter(pk=_pk(file_id)).first()
     if file is None:
         raise NotFound()
     thing = thing_selectors.thing_get_for_viewer(file.thing_id, viewer=viewer, detail=False)
@@ -105,7 +117,7 @@ def thing_live_files(*, thing_id) -> list[ThingFile]:
 
 
 def thing_image_list(*, thing, viewer) -> QuerySet:
-    images = Image.objects.filter(thing=thing).order_by("rank", "added", "id")
+    images = Image.objects.filter(thing=thing).order_by(*image_order())
     if not _sees_everything(viewer, thing):
         images = images.filter(status=LIVE)
     return images

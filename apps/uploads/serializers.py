@@ -40,8 +40,25 @@ class ImageSerializer(serializers.Serializer):
         )
 
 
+class FileGeometrySerializer(serializers.Serializer):
+    """The mesh analysis of a file (processing/stl.py stl_measure), in millimetres."""
+
+    format = serializers.CharField(help_text="`stl-binary` or `stl-ascii`.")
+    triangles = serializers.IntegerField()
+    bbox_mm = serializers.DictField(
+        child=serializers.ListField(child=serializers.FloatField()),
+        help_text="`{x: [min, max], y: [min, max], z: [min, max]}`.",
+    )
+    size_mm = serializers.DictField(child=serializers.FloatField(), help_text="`{x, y, z}`.")
+    volume_mm3 = serializers.FloatField(help_text="The enclosed volume; meaningful when `closed`.")
+    area_mm2 = serializers.FloatField()
+    closed = serializers.BooleanField()
+    units = serializers.CharField(help_text="Always `mm`.")
+
+
 class FileSerializer(serializers.Serializer):
-    """DECISIONS.md File, plus `status` and `processing_error` (why processing failed, else "")."""
+    """DECISIONS.md File (`meta_data` an array, the mesh analysis as `geometry`), plus `status` and
+    `processing_error` (why processing failed, else "")."""
 
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -53,8 +70,15 @@ class FileSerializer(serializers.Serializer):
     thumbnail = serializers.URLField()
     date = serializers.CharField(help_text="YYYY-MM-DD hh:mm:ss, UTC")
     formatted_size = serializers.CharField()
-    default_image = ImageSerializer(allow_null=True)
-    meta_data = serializers.JSONField()
+    default_image = ImageSerializer(allow_null=True, help_text="The file's render as an image, or null.")
+    meta_data = serializers.ListField(
+        child=serializers.JSONField(),
+        help_text="Always an array (compat: the original API typed it so); empty in Thingyard. The mesh "
+        "analysis is `geometry`.",
+    )
+    geometry = FileGeometrySerializer(
+        allow_null=True, help_text="The mesh analysis of a 3D model; null before processing and for other files."
+    )
     status = serializers.ChoiceField(choices=ProcessingStatus.choices)
     processing_error = serializers.CharField()
 
@@ -71,7 +95,8 @@ class FileSerializer(serializers.Serializer):
             "date": links.file_date(file.added),
             "formatted_size": links.formatted_size(file.size),
             "default_image": links.file_default_image(file),
-            "meta_data": file.meta_data or {},
+            "meta_data": [],
+            "geometry": links.file_geometry(file),
             "status": file.status,
             "processing_error": file.processing_error,
         }

@@ -31,15 +31,22 @@ def _delete_objects_on_commit(keys) -> None:
 
 
 def file_delete(*, file: ThingFile) -> None:
-    """Delete a Thing's file and its objects (original, thumbnail, three.js); the Thing's file_count
-    follows. Side effects: deletes the store objects on commit. Deleting it twice is a no-op."""
+    """Delete a Thing's file and its objects (original, thumbnail, three.js), and its render image with
+    that image's objects (DECISIONS.md: Thing images); the Thing's file_count follows. Side effects:
+    deletes the store objects on commit. Deleting it twice is a no-op."""
     with transaction.atomic():
-        deleted, _ = ThingFile.objects.filter(pk=file.pk).delete()
+        render = Image.objects.filter(source_file_id=file.pk).values_list("key", "sizes").first()
+        deleted, _ = ThingFile.objects.filter(pk=file.pk).delete()  # the render image cascades
         if not deleted:
             return
         # The package's signature covers the live files, so the next package-url rebuilds by itself.
         Thing.objects.filter(pk=file.thing_id, file_count__gt=0).update(file_count=F("file_count") - 1)
-        _delete_objects_on_commit([file.key, file.thumbnail_key, file.threejs_key])
+        render_keys = [render[0], *_size_keys(render[1])] if render else []
+        _delete_objects_on_commit([file.key, file.thumbnail_key, file.threejs_key, *render_keys])
+
+
+def _size_keys(sizes) -> list[str]:
+    return [v.get("key") for v in sizes or () if isinstance(v, dict)]
 
 
 def image_update(*, image: Image, rank: int | None = None, featured: bool | None = None) -> None:
@@ -63,12 +70,21 @@ def image_update(*, image: Image, rank: int | None = None, featured: bool | None
 
 def image_delete(*, image: Image) -> None:
     """Delete an image and its objects (original and every rendered size). Side effects: deletes the
-    store objects on commit."""
+    store objects on commit.
+
+    A file's render image may be deleted too: it stays gone until the file is processed again. Its file
+    keeps its own objects (a render made before renders were images has the file's thumbnail as its
+    original)."""
     with transaction.atomic():
+        owned_by_file = set()
+        if image.source_file_id is not None:
+            owned_by_file = set(
+                ThingFile.objects.filter(pk=image.source_file_id).values_list("thumbnail_key", flat=True)
+            )
         deleted, _ = Image.objects.filter(pk=image.pk).delete()
         if deleted:
-            sizes = [v.get("key") for v in image.sizes or () if isinstance(v, dict)]
-            _delete_objects_on_commit([image.key, *sizes])
+            keys = [image.key, *_size_keys(image.sizes)]
+            _delete_objects_on_commit([key for key in keys if key not in owned_by_file])
 
 
 def file_download(*, file: ThingFile, user) -> str:

@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
-from apps.core.api import ok, paginated_response, parse_input, validated
+from apps.core.api import ok, paginated_response, parse_patch, validated
 from apps.core.schema import THING_PARAM
 from apps.things.selectors import thing_get_for_viewer, thing_get_own
 from apps.things.serializers import ThingShortSerializer
@@ -82,9 +82,9 @@ class ThingImageDetailView(APIView):
                    summary="Change an image's rank or featured flag",
                    description="Owner only. `featured: true` makes it the Thing's default image.")
     def patch(self, request, thing_id, image_id):
-        data = parse_input(ImageUpdateInput, request)
         thing = thing_get_own(thing_id, viewer=request.user)
         image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
+        data = parse_patch(ImageUpdateInput, request, current=lambda: ImageSerializer(image).data)
         services_files.image_update(image=image, **data)
         return ok()
 

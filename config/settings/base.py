@@ -50,6 +50,8 @@ ALLOW_PRIVATE_WEBHOOK_URLS = env.bool("ALLOW_PRIVATE_WEBHOOK_URLS", default=Fals
 # Orders: dotted path of the payment backend (apps.orders.payments); the default charges nobody.
 PAYMENT_BACKEND = env.str("PAYMENT_BACKEND", default="apps.orders.payments.TestPaymentBackend")
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
+# The quick start's own state (`make run`): its SQLite database, file broker, logs.
+RUN_DIR = Path(env.str("THINGYARD_RUN_DIR", default=str(BASE_DIR / ".run")))
 SECURE_SSL_REDIRECT_ENV = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 
 # --- application definition ------------------------------------------------------------------------

@@ -1,12 +1,23 @@
 """Quick start (`make run`): embedded defaults so the service runs with only Python present."""
 from .base import *  # noqa: F401,F403
-from .base import BASE_DIR, CELERY_BROKER_URL, DATABASE_URL, REDIS_URL, S3_ENDPOINT_URL, env
+from .base import CELERY_BROKER_URL, DATABASE_URL, DATABASES, REDIS_URL, RUN_DIR, S3_ENDPOINT_URL
 
 DEBUG = True
-RUN_DIR = BASE_DIR / ".run"
-RUN_DIR.mkdir(exist_ok=True)
+RUN_DIR.mkdir(parents=True, exist_ok=True)
 if not DATABASE_URL:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": RUN_DIR / "thingyard.sqlite3"}}
+# DECISIONS.md (Quick start): the web process and the worker write to SQLite at the same moment, and
+# clients of the original API do not retry a 503 `database is locked`. WAL lets readers and the one
+# writer work at once; a transaction takes the write lock when it begins (IMMEDIATE), so it waits for
+# the other writer (busy timeout) instead of failing when it upgrades from reading to writing, which
+# SQLite refuses at once, whatever the timeout; the busy timeout bounds that wait.
+SQLITE_OPTIONS = {
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {**SQLITE_OPTIONS, **DATABASES["default"].get("OPTIONS", {})}
 if not S3_ENDPOINT_URL:
     AWS_S3_ENDPOINT_URL = "http://127.0.0.1:9000"  # moto's S3 server, started by `make run`
 ALLOW_PRIVATE_WEBHOOK_URLS = True

@@ -3,9 +3,11 @@
  * its access token, answers the app's messages (echo, the dialogs) and shows the dialogs as modals.
  *
  * Security: only messages whose source is the app's own iframe window AND whose origin is exactly the
- * app's registered origin are read; each must carry a token of that app for the signed-in user (the
- * one the host issued, or one the server confirms). Replies go to that origin only. Dialog pages are
- * served by the site itself and answer from the site's origin.
+ * app's registered origin are read (`fromApp`); each must carry a token of that app for the signed-in
+ * user (the one the host issued, or one the server confirms), or no token at all (`tokenCheck`: older
+ * SDK builds send `access_code`, undefined when the app was initialised with `access_token`; the
+ * window and origin already prove who is talking). A message with any other token is ignored. Replies
+ * go to that origin only. Dialog pages are served by the site itself and answer from the site's origin.
  *
  * The pure part (`protocol`) is unit-tested in Node (static/sdk/tests/host.test.js).
  */
@@ -59,13 +61,41 @@
     if (!isObject(message)) return null;
     var params = isObject(message.params) ? message.params : {};
     if (typeof params.callback !== "string" || !params.callback || params.callback.length > 200) return null;
-    var token = typeof params.access_token === "string" ? params.access_token : params.access_code;
     return {
       cmd: typeof message.cmd === "string" ? message.cmd : "",
       params: params,
       callback: params.callback,
-      token: typeof token === "string" ? token : "",
+      token: messageToken(params),
     };
+  }
+
+  /**
+   * The token a message carries: `access_token`, else the original SDK's `access_code`; null when it
+   * carries none at all (both absent, undefined or null); "" when it carries something that is not a
+   * token (a number, an object), which matches no token.
+   */
+  function messageToken(params) {
+    var carried = [params.access_token, params.access_code].filter(function (value) {
+      return value !== undefined && value !== null;
+    });
+    if (!carried.length) return null;
+    return typeof carried[0] === "string" ? carried[0] : "";
+  }
+
+  /**
+   * What the host does with a message from the mounted app (fromApp already checked): "accept" (the
+   * token the host issued, or no token at all), "verify" (another token string: ask the server whether
+   * it is this app's token for this user), or "ignore" (an empty or malformed token).
+   */
+  function tokenCheck(token, issuedToken) {
+    if (token === null) return "accept";
+    if (typeof token !== "string" || !token) return "ignore";
+    return token === issuedToken ? "accept" : "verify";
+  }
+
+  /** Whether a message event comes from the mounted app: its iframe's exact window and exact origin. */
+  function fromApp(event, appWindow, appOrigin) {
+    return !!appWindow && !!appOrigin && event.source === appWindow && event.origin === appOrigin;
   }
 
   /** The app's own params, without what the SDK adds for transport (echo answers these). */
@@ -149,6 +179,8 @@
   var protocol = {
     DIALOG_RESULT: DIALOG_RESULT,
     parseMessage: parseMessage,
+    tokenCheck: tokenCheck,
+    fromApp: fromApp,
     appParams: appParams,
     errorResult: errorResult,
     dialogRequest: dialogRequest,
@@ -253,8 +285,8 @@
     }
 
     function tokenIsValid(target, token) {
-      if (!token) return Promise.resolve(false);
-      if (token === target.token) return Promise.resolve(true);
+      var check = protocol.tokenCheck(token, target.token);
+      if (check !== "verify") return Promise.resolve(check === "accept");
       if (Object.prototype.hasOwnProperty.call(target.verified, token)) {
         return Promise.resolve(target.verified[token]);
       }
@@ -276,7 +308,7 @@
       tokenIsValid(target, message.token).then(function (valid) {
         if (app !== target) return;
         if (!valid) {
-          warn("Ignored a message whose access_token is not this app's token for you.");
+          warn("Ignored a message whose access_token is not this app's token for you (send none, or this one).");
           return;
         }
         dispatch(target, message);
@@ -362,7 +394,7 @@
         if (isObject(event.data) && event.data.type === DIALOG_RESULT) finishDialog(event.data.result);
         return;
       }
-      if (app && event.source === app.frame.contentWindow && event.origin === app.origin) {
+      if (app && protocol.fromApp(event, app.frame.contentWindow, app.origin)) {
         handleAppMessage(app, event.data);
       }
       // Anything else (another window, another origin) is ignored.

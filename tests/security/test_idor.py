@@ -55,6 +55,10 @@ OWNER_ONLY = [
     Op("PATCH", "/group-topics/{topic_id}/", body={"name": "Taken over", "body": "x"}),
     Op("POST", "/group-topics/{topic_id}/pin"),
     Op("DELETE", "/group-topics/{topic_id}/pin"),
+    # The compat aliases of the same views (DECISIONS.md: Names and shapes): refused the same way.
+    Op("PATCH", "/grouptopics/{topic_id}/", body={"name": "Taken over", "body": "x"}),
+    Op("POST", "/grouptopics/{topic_id}/pin"),
+    Op("DELETE", "/grouptopics/{topic_id}/pin"),
     Op("PATCH", "/groups/{group_id}/", body={"name": "Taken over", "description": "x"}),
     Op("POST", "/groups/{group_id}/group-topics", body={"name": "Spam", "body": "spam"}),
     Op("POST", "/groups/{group_id}/image", body={"filename": "logo.png"}),
@@ -84,6 +88,7 @@ OPEN_TO_OTHERS = [
     Op("POST", "/copies/{copy_id}/likes"),
     Op("DELETE", "/copies/{copy_id}/likes"),
     Op("POST", "/group-topics/{topic_id}/comments", body={"body": "Nice"}),
+    Op("POST", "/grouptopics/{topic_id}/comments", body={"body": "Nice"}),
     Op("POST", "/groups/{group_id}/members"),
     Op("DELETE", "/groups/{group_id}/members"),
     Op("POST", "/things/{thing_id}/comments", body={"body": "Nice"}),

@@ -33,7 +33,7 @@ PUBLIC_PAGES = {
     "browse/groups",
     "groups/<group_slug:slug>",
     "groups/<group_slug:slug>/topics/<int:topic_id>",
-    "collection:<int:collection_id>",
+    "collection:<int:collection_id>",  # a collection's page, its API `absolute_url` (collections are public)
     "@<str:username>/<slug:tab>",
     "thing:<int:thing_id>/files/status",  # the Thing page's live file list, as the page shows it
     "thing:<int:thing_id>/package",  # "download all": the files the page offers one by one

@@ -435,6 +435,20 @@ def test_the_webhooks_docs_page_shows_the_event_catalogue_and_verification():
 
 
 @pytest.mark.django_db
+def test_the_compatibility_docs_page_lists_the_wire_rules_and_links_the_other_pages():
+    from django.test import Client
+
+    html = Client().get("/developers/docs/compatibility").content.decode()
+    for text in ("200 OK", "round-trip PATCH", "<code>{\"total\": &lt;all matches&gt;, \"hits\": [...]}</code>",
+                 "<code>meta_data</code>", "<code>geometry</code>", "/grouptopics/", "<strong>or no token at\nall</strong>", "WAL"):
+        assert text in html, text
+    # Links between the Markdown files point at their pages here, anchors included.
+    assert 'href="/developers/docs/api"' in html and 'href="/developers/docs/thing-apps"' in html
+    api = Client().get("/developers/docs/api").content.decode()
+    assert '<h2 id="411-iframe-sdk">' in api or 'id="411-iframe-sdk"' in api
+
+
+@pytest.mark.django_db
 def test_an_unknown_docs_page_is_404():
     from django.test import Client
 

@@ -19,3 +19,11 @@ def indexed_thing(**kwargs):
 def ids(response) -> list[int]:
     assert response.status_code == 200, response.content
     return [item["id"] for item in response.json()]
+
+
+def hit_ids(response) -> list[int]:
+    """ids() of a search that named `type`: the modern `{total, hits}` answer (DECISIONS.md: Search shape)."""
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert set(body) == {"total", "hits"}, body
+    return [item["id"] for item in body["hits"]]

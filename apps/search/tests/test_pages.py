@@ -65,11 +65,6 @@ def test_an_unknown_type_searches_things(client):
     assert "Lamp shade" in client.get("/find?q=lamp&type=spaceships").content.decode()
 
 
-def test_the_api_still_offers_only_its_own_types(api):
-    response = api.get("/search/x/?type=collections")
-    assert response.status_code == 400 and "things, users" in response.json()["error"]
-
-
 def test_paging(client):
     for n in range(30):
         ThingFactory(name=f"Widget {n}")

@@ -108,3 +108,28 @@ def test_the_profile_lists_the_users_collections(client):
     owner = UserFactory(username="collector")
     CollectionFactory(creator=owner, name="Favourites")
     assert "Favourites" in client.get("/@collector/collections").content.decode()
+
+
+def test_the_owner_sees_their_own_draft_in_their_collection(user):
+    collection = CollectionFactory(creator=user, name="Hooks")
+    CollectionThingFactory(collection=collection, thing=ThingFactory(name="Secret hook", creator=user,
+                                                                     is_published=False))
+    owner = Client()
+    owner.force_login(user)
+    assert "Secret hook" in owner.get(f"/collection:{collection.pk}").content.decode()
+    assert "Secret hook" not in Client().get(f"/collection:{collection.pk}").content.decode()
+
+
+def test_the_collection_page_takes_no_post(client):
+    collection = CollectionFactory()
+    assert client.post(f"/collection:{collection.pk}").status_code == 405
+
+
+@pytest.mark.parametrize("rows", [1, 30])
+def test_the_page_costs_the_same_queries_for_1_and_30_things(client, rows, django_assert_num_queries):
+    collection = CollectionFactory()
+    for _ in range(rows):
+        CollectionThingFactory(collection=collection)
+    # the collection (with its count and cover), the page of Things (creator and default image joined)
+    with django_assert_num_queries(2):
+        assert client.get(f"/collection:{collection.pk}").status_code == 200

@@ -23,6 +23,9 @@ from PIL import Image, ImageDraw
 from apps.uploads.processing.stl import Mesh
 
 THUMBNAIL_SIZE = (400, 300)
+# The render that becomes one of the Thing's images (DECISIONS.md: Thing images): the image sizes are
+# made from it, so it is as large as the display size they show (display medium, 800×600).
+RENDER_SIZE = (800, 600)
 SUPERSAMPLE = 2
 MAX_DRAWN = 1_000_000
 MARGIN = 0.08  # of the image, on each side
@@ -87,7 +90,7 @@ def _slab_edges(mesh: Mesh, rotation: np.ndarray, z_lo: float, z_hi: float) -> n
 
 
 def render_thumbnail(mesh: Mesh, out: Path, *, size: tuple[int, int] = THUMBNAIL_SIZE) -> Path:
-    """Write a PNG thumbnail of the mesh to `out`."""
+    """Write a PNG picture of the mesh, `size` pixels, to `out`."""
     rotation = _view_rotation().T.astype(np.float32)
     # Pass 1: the projected extent and the depth range of the drawn triangles.
     lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
@@ -131,4 +134,11 @@ def render_thumbnail(mesh: Mesh, out: Path, *, size: tuple[int, int] = THUMBNAIL
                 draw.polygon(xy, fill=fill, outline=fill if outline else None)
     image = image.resize(size, Image.Resampling.LANCZOS)
     image.save(out, "PNG", optimize=True)
+    return out
+
+
+def render_downscaled(render: Path, out: Path, *, size: tuple[int, int] = THUMBNAIL_SIZE) -> Path:
+    """The file's thumbnail (`size`, PNG) from its larger render: one drawing of the mesh for both."""
+    with Image.open(render) as image:
+        image.resize(size, Image.Resampling.LANCZOS).save(out, "PNG", optimize=True)
     return out

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from botocore.exceptions import ClientError
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from apps.uploads import store
@@ -84,33 +85,50 @@ def file_threejs_key(key: str) -> str:
     return f"{key}.three.json"
 
 
+def file_render_key(key: str) -> str:
+    """The original of the file's render image (its sizes are stored beside it, images.size_key)."""
+    return f"{key}.render.png"
+
+
 def _file_finish(file_id: int, **fields) -> bool:
     updated = ThingFile.objects.filter(pk=file_id, status=ProcessingStatus.PROCESSING).update(**fields)
     return updated == 1
 
 
 def file_process(*, file_id: int) -> str:
-    """Measure an STL file, render its thumbnail and three.js JSON; other files go live as they are.
+    """Measure an STL file, render its thumbnail, its render image (one of its Thing's images) and its
+    three.js JSON; other files go live as they are.
 
     Returns the outcome ("live", "failed", or "skipped" when the row is gone or no longer processing).
     """
-    file = ThingFile.objects.filter(pk=file_id).only("id", "name", "key", "status").first()
+    file = ThingFile.objects.filter(pk=file_id).only("id", "thing_id", "name", "key", "status").first()
     if file is None or file.status != ProcessingStatus.PROCESSING:
         return "skipped"
     if not file_is_stl(name=file.name, key=file.key):
-        return "live" if _file_finish(file_id, status=ProcessingStatus.LIVE, meta_data={}) else "skipped"
+        return "live" if _file_finish(file_id, status=ProcessingStatus.LIVE, geometry=None) else "skipped"
 
     thumbnail_key, threejs_key = file_thumbnail_key(file.key), file_threejs_key(file.key)
+    render_key = file_render_key(file.key)
     max_triangles = getattr(settings, "UPLOADS_STL_MAX_TRIANGLES", stl.DEFAULT_MAX_TRIANGLES)
+    sizes = []
     try:
         with _workdir("thingyard-stl-") as work, _downloaded(file.key, suffix=".stl") as original:
             mesh = stl.stl_open(original, workdir=work, max_triangles=max_triangles)
             meta = stl.stl_measure(mesh)
-            render.render_thumbnail(mesh, work / "thumb.png")
+            render.render_thumbnail(mesh, work / "render.png", size=render.RENDER_SIZE)
             threejs.threejs_write(mesh, work / "three.json")
             del mesh  # unmap before the directory goes
+            render.render_downscaled(work / "render.png", work / "thumb.png")
+            (work / "sizes").mkdir()
+            width, height, renditions = images.image_render(work / "render.png", workdir=work / "sizes")
+            render_size = (work / "render.png").stat().st_size
             _upload(thumbnail_key, work / "thumb.png", "image/png")
             _upload(threejs_key, work / "three.json", "application/json")
+            _upload(render_key, work / "render.png", "image/png")
+            for r in renditions:
+                key = images.size_key(render_key, r.type, r.size)
+                _upload(key, r.path, "image/jpeg")
+                sizes.append({"type": r.type, "size": r.size, "key": key, "width": r.width, "height": r.height})
     except OriginalMissing:
         return _file_fail(file_id, "The uploaded file is missing from storage.")
     except stl.StlError as exc:
@@ -118,14 +136,40 @@ def file_process(*, file_id: int) -> str:
     except MemoryError:
         return _file_fail(file_id, "The model is too large to process.")
 
-    if _file_finish(file_id, status=ProcessingStatus.LIVE, meta_data=meta, processing_error="",
-                    thumbnail_key=thumbnail_key, threejs_key=threejs_key):
+    with transaction.atomic():
+        finished = _file_finish(file_id, status=ProcessingStatus.LIVE, geometry=meta, processing_error="",
+                                thumbnail_key=thumbnail_key, threejs_key=threejs_key)
+        if finished:
+            # The file row is locked by the UPDATE above until commit: a concurrent delete waits, so the
+            # render cannot outlive its file.
+            _render_image_save(file, key=render_key, size=render_size, width=width, height=height, sizes=sizes)
+    if finished:
         return "live"
     if not ThingFile.objects.filter(pk=file_id).exists():
         # Deleted while we worked: nobody will ever point at these objects.
-        store.delete(thumbnail_key)
-        store.delete(threejs_key)
+        for key in (thumbnail_key, threejs_key, render_key, *(entry["key"] for entry in sizes)):
+            store.delete(key)
     return "skipped"
+
+
+def _render_image_save(file: ThingFile, *, key: str, size: int, width: int, height: int, sizes: list) -> Image:
+    """The file's render as an image of its Thing (DECISIONS.md: Thing images): live at once, after the
+    uploaded images. Processing the file again replaces it (the same keys, so the same objects)."""
+    image, _ = Image.objects.update_or_create(
+        source_file_id=file.pk,
+        defaults={
+            "thing_id": file.thing_id,
+            "name": f"{Path(file.name).stem}.png",
+            "key": key,
+            "size": size,
+            "width": width,
+            "height": height,
+            "sizes": sizes,
+            "status": ProcessingStatus.LIVE,
+            "processing_error": "",
+        },
+    )
+    return image
 
 
 def _file_fail(file_id: int, reason: str) -> str:

@@ -234,7 +234,7 @@ def _bbox(mesh: Mesh) -> tuple[np.ndarray, np.ndarray]:
 
 
 def stl_measure(mesh: Mesh) -> dict:
-    """meta_data of the mesh: format, triangles, bbox_mm, size_mm, volume_mm3, area_mm2, closed, units."""
+    """A file's `geometry`: format, triangles, bbox_mm, size_mm, volume_mm3, area_mm2, closed, units."""
     lo, hi = _bbox(mesh)
     centre = (lo + hi) / 2
     volume6 = 0.0

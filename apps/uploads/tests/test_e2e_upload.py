@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def thing_id(api):
     response = api.post("/things/", {"name": "Cable clip", "description": "Holds cables."}, format="json")
-    assert response.status_code == 201, response.content
+    assert response.status_code == 200, response.content
     return response.json()["id"]
 
 

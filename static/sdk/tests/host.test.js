@@ -33,6 +33,43 @@ test("the original SDK's access_code is read as the token", () => {
   assert.equal(protocol.parseMessage(message("echo", { access_code: "abc", callback: "f1" })).token, "abc");
 });
 
+test("a message with no token at all carries a null token, one with a non-string token an empty one", () => {
+  // Older SDK builds send `access_code`, undefined when the app was initialised with `access_token`:
+  // JSON.stringify drops it, so the host receives no token key at all.
+  const older = JSON.stringify({ cmd: "echo", params: { access_code: undefined, foo: 1, callback: "f1" } });
+  assert.equal(protocol.parseMessage(older).token, null);
+  assert.equal(protocol.parseMessage(message("echo", { access_token: null, callback: "f1" })).token, null);
+  assert.equal(protocol.parseMessage(message("echo", { access_token: 42, callback: "f1" })).token, "");
+  assert.equal(protocol.parseMessage(message("echo", { access_token: { t: 1 }, callback: "f1" })).token, "");
+  assert.equal(protocol.parseMessage(message("echo", { access_token: "", callback: "f1" })).token, "");
+});
+
+test("the mounted app's own token and a token-less message are accepted; any other token is verified or ignored", () => {
+  assert.equal(protocol.tokenCheck("issued", "issued"), "accept");
+  assert.equal(protocol.tokenCheck(null, "issued"), "accept"); // DECISIONS.md: Iframe SDK host (compat)
+  assert.equal(protocol.tokenCheck("another", "issued"), "verify"); // the server says whether it is this app's
+  assert.equal(protocol.tokenCheck("", "issued"), "ignore");
+  assert.equal(protocol.tokenCheck(undefined, "issued"), "ignore");
+});
+
+test("only the mounted iframe's exact window at its exact origin is the app", () => {
+  const appWindow = { name: "app" };
+  const otherWindow = { name: "other" };
+  const origin = "https://app.example";
+  const event = (source, from) => ({ source, origin: from, data: message("echo", { callback: "f1" }) });
+  assert.equal(protocol.fromApp(event(appWindow, origin), appWindow, origin), true);
+  for (const [source, from] of [
+    [otherWindow, origin], // another window (the host page itself, another iframe, a popup)
+    [appWindow, "https://app.example:8443"], // the app's iframe navigated to another origin
+    [appWindow, "http://app.example"],
+    [appWindow, "https://evil.example"],
+    [null, origin],
+  ]) {
+    assert.equal(protocol.fromApp(event(source, from), appWindow, origin), false, `${source && source.name} ${from}`);
+  }
+  assert.equal(protocol.fromApp(event(appWindow, origin), null, origin), false); // no app mounted
+});
+
 test("messages that cannot be answered are not read at all", () => {
   for (const data of [
     { cmd: "echo", params: { callback: "f1" } }, // an object, not JSON text

@@ -32,7 +32,7 @@ def test_post_comments_on_a_thing(api, user):
     thing = ThingFactory()
     payload = {"body": "Lovely **print**", "target_type": "thing", "target_id": thing.pk}
     response = api.post("/comments/", payload, format="json")
-    assert response.status_code == 201, response.content
+    assert response.status_code == 200, response.content
     body = response.json()
     assert set(body) == COMMENT_KEYS
     comment = Comment.objects.get()
@@ -51,7 +51,7 @@ def test_post_comments_on_a_make(api):
     make = make_of()
     payload = {"body": "Nice", "target_type": "make", "target_id": make.pk}
     response = api.post("/comments/", payload, format="json")
-    assert response.status_code == 201, response.content
+    assert response.status_code == 200, response.content
     assert response.json()["target_url"] == f"http://testserver/copies/{make.pk}"
     make.refresh_from_db()
     assert make.comment_count == 1
@@ -60,7 +60,7 @@ def test_post_comments_on_a_make(api):
 def test_post_comments_accepts_a_form_body_with_string_ids(api):
     thing = ThingFactory()
     response = api.post("/comments/", {"body": "Nice", "target_type": "thing", "target_id": str(thing.pk)})
-    assert response.status_code == 201, response.content
+    assert response.status_code == 200, response.content
 
 
 @pytest.mark.parametrize("payload, field", [
@@ -89,7 +89,7 @@ def test_post_comments_bad_input_is_400(api, payload, field):
 def test_the_longest_body_is_accepted(api):
     thing = ThingFactory()
     payload = {"body": "x" * BODY_MAX_LENGTH, "target_type": "thing", "target_id": thing.pk}
-    assert api.post("/comments/", payload, format="json").status_code == 201
+    assert api.post("/comments/", payload, format="json").status_code == 200
 
 
 def test_post_comments_on_a_missing_or_invisible_target_is_404(api, user):
@@ -109,7 +109,7 @@ def test_post_comments_on_a_missing_or_invisible_target_is_404(api, user):
 def test_post_comments_on_ones_own_draft_is_fine(api, user):
     draft = ThingFactory(creator=user, is_published=False)
     payload = {"body": "note to self", "target_type": "thing", "target_id": draft.pk}
-    assert api.post("/comments/", payload, format="json").status_code == 201
+    assert api.post("/comments/", payload, format="json").status_code == 200
 
 
 def test_post_comments_on_a_topic_is_for_members(api, user):
@@ -117,7 +117,7 @@ def test_post_comments_on_a_topic_is_for_members(api, user):
     payload = {"body": "x", "target_type": "group_topic", "target_id": topic.pk}
     assert_error(api.post("/comments/", payload, format="json"), 403)
     join(topic.group, user)
-    assert api.post("/comments/", payload, format="json").status_code == 201
+    assert api.post("/comments/", payload, format="json").status_code == 200
 
 
 def test_post_comments_anonymous_is_401(anon_client):
@@ -336,7 +336,7 @@ def test_replies_query_count_is_constant(api, rows, django_assert_num_queries):
 def test_reply(api, user):
     parent = services.comment_create(user=UserFactory(), target=ThingFactory(), body="q")
     response = api.post(f"/comments/{parent.pk}/reply", {"body": "a"}, format="json")
-    assert response.status_code == 201, response.content
+    assert response.status_code == 200, response.content
     body = response.json()
     assert set(body) == COMMENT_KEYS
     assert (body["parent_id"], body["target_type"]) == (parent.pk, "thing")
@@ -362,4 +362,4 @@ def test_reply_on_a_topic_comment_is_for_members(api, user):
     # 403 before 400
     assert_error(api.post(f"/comments/{comment.pk}/reply", {"body": ""}, format="json"), 403)
     join(topic.group, user)
-    assert api.post(f"/comments/{comment.pk}/reply", {"body": "a"}, format="json").status_code == 201
+    assert api.post(f"/comments/{comment.pk}/reply", {"body": "a"}, format="json").status_code == 200

@@ -308,3 +308,71 @@ def test_messages_from_another_origin_or_with_another_apps_token_are_ignored(sig
         assert not page.locator("dialog.thing-app-dialog").is_visible()
     finally:
         other.close()
+
+
+def send_without_token(frame, target_origin, cmd, callback):
+    """What older SDK builds send: `access_code` undefined (dropped by JSON.stringify), no `access_token`."""
+    frame.evaluate(
+        "([origin, cmd, callback]) => window.parent.postMessage("
+        "JSON.stringify({cmd: cmd, params: {access_code: undefined, n: 7, callback: callback}}), origin)",
+        [target_origin, cmd, callback],
+    )
+
+
+def test_a_token_less_message_is_answered_from_the_app_iframe_only(signed_in, world, example_app, live_server):
+    """DECISIONS.md (Iframe SDK host, compat): no token at all is answered when the message comes from
+    the mounted app's exact window at its exact registered origin, and from nowhere else."""
+    ada, thing, origin = world["ada"], world["thing"], world["origin"]
+    oauth_services.authorization_grant(application=world["app"], user=ada)
+    page = signed_in(ada)
+    page.goto(f"{live_server.url}/thing:{thing.pk}?app={world['app'].client_id}")
+    app = app_frame(page, origin)
+    app.evaluate(
+        "() => { window.replies = []; addEventListener('message', e => window.replies.push(e.data)); }"
+    )
+
+    # From the mounted iframe at its origin: answered like a message carrying the app's token.
+    send_without_token(app, live_server.url, "echo", "token-less")
+    app.wait_for_function("() => window.replies.length >= 1")
+    [reply] = [json.loads(r) for r in app.evaluate("() => window.replies")]
+    assert reply == {"callback": "token-less", "result": {"n": 7}}
+    # A dialog too: the host opens it for the token-less message.
+    send_without_token(app, live_server.url, "thing_select", "token-less-dialog")
+    page.wait_for_selector("dialog.thing-app-dialog[open][data-dialog=thing_select]")
+    page.locator(".thing-app-dialog-close").click()
+    app.wait_for_function("() => window.replies.length >= 2")
+    assert json.loads(app.evaluate("() => window.replies[1]")) == {
+        "callback": "token-less-dialog", "result": {"status": "cancelled"},
+    }
+
+    # Another window of the app's very origin (a second iframe the host did not mount): ignored.
+    page.evaluate(
+        "([src]) => { const f = document.createElement('iframe'); f.id = 'intruder'; f.src = src;"
+        " document.body.appendChild(f); }",
+        [origin + "/?intruder"],
+    )
+    intruder = None
+    for _ in range(100):
+        intruder = next((f for f in page.frames if f.url.endswith("/?intruder")), None)
+        if intruder is not None:
+            break
+        page.wait_for_timeout(50)
+    intruder.wait_for_load_state()
+    intruder.evaluate("() => { window.got = []; addEventListener('message', e => window.got.push(e.data)); }")
+    send_without_token(intruder, live_server.url, "echo", "other-window")
+    # The host page itself (the site's origin): ignored.
+    page.evaluate(
+        "() => window.postMessage(JSON.stringify({cmd: 'echo', params: {callback: 'host-page'}}), '*')"
+    )
+    # The mounted iframe navigated to another origin: ignored.
+    other = _OtherOrigin()
+    try:
+        app.goto(other.origin + "/")
+        navigated = next(f for f in page.frames if f.url.startswith(other.origin))
+        send_without_token(navigated, live_server.url, "echo", "other-origin")
+        page.wait_for_timeout(800)  # time for any of them to be (wrongly) answered
+        assert navigated.evaluate("() => window.got") == []
+        assert intruder.evaluate("() => window.got") == []
+        assert not page.locator("dialog.thing-app-dialog").is_visible()
+    finally:
+        other.close()

@@ -20,7 +20,7 @@ BODY = {
 
 def test_it_creates_an_unpublished_thing_and_returns_it(api, user):
     response = api.post("/things/", BODY, format="json")
-    assert response.status_code == 201, response.content
+    assert response.status_code == 200, response.content
     body = response.json()
     assert set(body) == THING_KEYS
     thing = Thing.objects.get()
@@ -48,7 +48,7 @@ def test_only_a_name_is_required_and_the_license_defaults_to_the_users(api, user
     user.default_license = "gpl"
     user.save(update_fields=["default_license"])
     response = api.post("/things/", {"name": "Minimal"}, format="json")
-    assert response.status_code == 201
+    assert response.status_code == 200
     body = response.json()
     assert body["license"] == "GNU - GPL"
     assert (body["category"], body["description"], body["instructions"]) == (None, "", "")
@@ -85,7 +85,7 @@ def test_ancestors_become_remix_links(api, user, other_user):
     own_draft = ThingFactory(creator=user, is_published=False)
     ancestors = [published.pk, own_draft.pk, published.pk]
     response = api.post("/things/", {"name": "Remix", "ancestors": ancestors}, format="json")
-    assert response.status_code == 201
+    assert response.status_code == 200
     derivative = Thing.objects.get(pk=response.json()["id"])
     assert set(derivative.ancestors.all()) == {published, own_draft}
     assert Remix.objects.count() == 2
@@ -98,7 +98,7 @@ def test_a_json_body_labelled_as_a_form_is_read(api):
         '{"name": "Labelled", "tags": ["a"]}',
         content_type="application/x-www-form-urlencoded",
     )
-    assert response.status_code == 201
+    assert response.status_code == 200
     assert response.json()["tag_names"] == ["a"]
 
 

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 FILE_KEYS = {
     "id", "name", "size", "url", "public_url", "download_url", "threejs_url", "thumbnail", "date",
-    "formatted_size", "default_image", "meta_data", "status", "processing_error",
+    "formatted_size", "default_image", "meta_data", "geometry", "status", "processing_error",
 }
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$")
 PLACEHOLDER = "http://testserver/static/things/placeholder.png"
@@ -28,7 +28,7 @@ def fetch(url: str) -> bytes:
 
 def test_it_lists_a_things_live_files_with_every_field(api, other_user, s3):
     thing = ThingFactory(creator=other_user)
-    file = live_file(s3, thing, name="bracket.stl", meta_data={"triangles": 12})
+    file = live_file(s3, thing, name="bracket.stl", geometry={"triangles": 12})
     response = api.get(f"/things/{thing.pk}/files")
     assert response.status_code == 200
     assert 'rel="last"' in response["Link"]
@@ -43,7 +43,9 @@ def test_it_lists_a_things_live_files_with_every_field(api, other_user, s3):
     assert body["threejs_url"] == ""
     assert body["thumbnail"] == PLACEHOLDER
     assert body["default_image"] is None
-    assert body["meta_data"] == {"triangles": 12}
+    # DECISIONS.md (compat): `meta_data` is always an array; the mesh analysis is `geometry`.
+    assert body["meta_data"] == []
+    assert body["geometry"] == {"triangles": 12}
     assert body["status"] == "live"
     assert body["processing_error"] == ""
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from PIL import Image as PILImage
 
-from apps.uploads.models import ProcessingStatus
+from apps.uploads.models import Image, ProcessingStatus, ThingFile
 from apps.uploads.processing import services, tasks
 from apps.uploads.processing.images import SIZES
 from apps.uploads.store import StoreError
@@ -26,7 +26,7 @@ def test_a_binary_stl_goes_live_with_geometry_thumbnail_and_threejs(thing_file, 
     file.refresh_from_db()
     assert file.status == ProcessingStatus.LIVE
     assert file.processing_error == ""
-    assert file.meta_data == {
+    assert file.geometry == {
         "format": "stl-binary",
         "triangles": 12,
         "bbox_mm": {"x": [0.0, 10.0], "y": [0.0, 10.0], "z": [0.0, 10.0]},
@@ -56,7 +56,7 @@ def test_an_ascii_stl_with_an_upper_case_extension_is_processed(thing_file):
 
     file.refresh_from_db()
     assert file.status == ProcessingStatus.LIVE
-    assert (file.meta_data["format"], file.meta_data["closed"]) == ("stl-ascii", True)
+    assert (file.geometry["format"], file.geometry["closed"]) == ("stl-ascii", True)
 
 
 def test_an_open_mesh_goes_live_flagged_not_closed(thing_file):
@@ -65,7 +65,7 @@ def test_an_open_mesh_goes_live_flagged_not_closed(thing_file):
     services.file_process(file_id=file.pk)
 
     file.refresh_from_db()
-    assert (file.status, file.meta_data["closed"], file.meta_data["triangles"]) == ("live", False, 10)
+    assert (file.status, file.geometry["closed"], file.geometry["triangles"]) == ("live", False, 10)
 
 
 def test_a_truncated_stl_fails_with_a_clear_error_and_keeps_the_original(thing_file, object_exists):
@@ -78,7 +78,7 @@ def test_a_truncated_stl_fails_with_a_clear_error_and_keeps_the_original(thing_f
     assert file.processing_error == (
         "Not a valid STL file: the header declares 12 triangles (684 bytes) but the file has 674 bytes."
     )
-    assert (file.meta_data, file.thumbnail_key, file.threejs_key) == ({}, "", "")
+    assert (file.geometry, file.thumbnail_key, file.threejs_key) == (None, "", "")
     assert object_exists(file.key)
     assert not object_exists(f"{file.key}.thumb.png")
 
@@ -106,17 +106,16 @@ def test_an_stl_over_the_configured_triangle_limit_fails(thing_file, settings):
     assert file.processing_error == "The STL file has 12 triangles; the limit is 11."
 
 
-def test_a_file_that_is_not_an_stl_goes_live_with_empty_meta_data(thing_file):
+def test_a_file_that_is_not_an_stl_goes_live_with_no_geometry(thing_file):
     file = thing_file(b"PK\x03\x04 not really a zip", "instructions.zip")
 
     assert services.file_process(file_id=file.pk) == "live"
 
     file.refresh_from_db()
-    assert (file.status, file.meta_data, file.thumbnail_key, file.threejs_key) == ("live", {}, "", "")
+    assert (file.status, file.geometry, file.thumbnail_key, file.threejs_key) == ("live", None, "", "")
 
 
 def test_a_file_missing_from_the_store_fails(thing, s3):
-    from apps.uploads.models import ThingFile
 
     file = ThingFile.objects.create(thing=thing, name="gone.stl", key="tests/never-put.stl", size=1)
 
@@ -157,6 +156,62 @@ def test_the_file_task_runs_the_service(thing_file):
 
     file.refresh_from_db()
     assert file.status == ProcessingStatus.LIVE
+
+
+# --- Renders are images (DECISIONS.md: Thing images) ---------------------------------------------------
+
+
+def test_a_processed_stl_gets_its_render_as_a_live_image_of_its_thing(thing_file, object_bytes):
+    file = thing_file(binary_stl(cube_triangles(10.0)), "cube.stl")
+
+    services.file_process(file_id=file.pk)
+
+    render = Image.objects.get(source_file=file)
+    assert (render.thing_id, render.copy_id, render.name, render.status) == (file.thing_id, None, "cube.png", "live")
+    assert render.key == f"{file.key}.render.png"
+    with PILImage.open(io.BytesIO(object_bytes(render.key))) as original:
+        assert (original.format, original.size, render.size) == ("PNG", (800, 600), len(object_bytes(render.key)))
+    assert [(e["type"], e["size"]) for e in render.sizes] == [(t, s) for t, s, *_ in SIZES]
+    for entry in render.sizes:
+        assert entry["key"] == f"{render.key}.{entry['type']}_{entry['size']}.jpg"
+        with PILImage.open(io.BytesIO(object_bytes(entry["key"]))) as rendered:
+            assert (rendered.format, rendered.size) == ("JPEG", (entry["width"], entry["height"]))
+
+
+def test_a_file_that_is_not_a_mesh_or_fails_gets_no_render_image(thing_file):
+    other = thing_file(b"PK\x03\x04 not really a zip", "instructions.zip")
+    broken = thing_file(binary_stl(cube_triangles())[:-10])
+
+    services.file_process(file_id=other.pk)
+    services.file_process(file_id=broken.pk)
+
+    assert not Image.objects.filter(source_file__in=[other, broken]).exists()
+
+
+def test_processing_a_file_again_replaces_its_render_image_in_place(thing_file, object_bytes):
+    file = thing_file(binary_stl(cube_triangles(10.0)))
+    services.file_process(file_id=file.pk)
+    first = Image.objects.get(source_file=file)
+    # The stuck-processing sweep (or an operator) sends a file back to processing.
+    ThingFile.objects.filter(pk=file.pk).update(status=ProcessingStatus.PROCESSING)
+
+    assert services.file_process(file_id=file.pk) == "live"
+
+    again = Image.objects.get(source_file=file)
+    assert (again.pk, again.key, again.sizes) == (first.pk, first.key, first.sizes)
+    assert Image.objects.filter(thing_id=file.thing_id).count() == 1
+
+
+def test_a_render_lists_after_the_uploaded_images_whatever_their_rank(thing, thing_file, image):
+    file = thing_file(binary_stl(cube_triangles(10.0)))
+    services.file_process(file_id=file.pk)
+    photos = [image(picture("JPEG", (64, 48)), f"p{n}.jpg") for n in range(2)]
+    Image.objects.filter(pk=photos[0].pk).update(rank=7)
+    Image.objects.filter(source_file=file).update(rank=-5)
+
+    ordered = list(Image.objects.filter(thing=thing).values_list("name", flat=True))
+
+    assert ordered == ["p1.jpg", "p0.jpg", "part.png"]
 
 
 # --- Images -----------------------------------------------------------------------------------------
