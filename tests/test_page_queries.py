@@ -88,7 +88,7 @@ def _thing(n, user, *, owner=False):
     thing = ThingFactory(creator=user if owner else UserFactory(), tags=[f"t{i}" for i in range(n)])
     for i in range(n):
         ThingFileFactory(
-            thing=thing, name=f"part{i}.stl", meta_data={"triangles": 12, "size_mm": {"x": 1, "y": 2, "z": 3}}
+            thing=thing, name=f"part{i}.stl", geometry={"triangles": 12, "size_mm": {"x": 1, "y": 2, "z": 3}}
         )
         ImageFactory(thing=thing)
         parent = CommentFactory(thing=thing)

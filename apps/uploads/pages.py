@@ -43,7 +43,7 @@ def _dimensions(meta: dict) -> str:
 
 
 def file_row(file, *, thing_id: int) -> dict:
-    meta = file.meta_data if isinstance(file.meta_data, dict) else {}
+    meta = file.geometry if isinstance(file.geometry, dict) else {}
     return {
         "id": file.pk,
         "name": file.name,
@@ -88,7 +88,13 @@ def _media(request, thing, shared: dict) -> dict:
             file_row(f, thing_id=thing.pk)
             for f in selectors.thing_file_list(thing=thing, viewer=request.user)
         ]
-        images = [image_row(i) for i in selectors.thing_image_list(thing=thing, viewer=request.user)]
+        # A mesh's render is an image of the Thing on the wire (DECISIONS.md: Thing images); the site
+        # shows it as the model's own gallery item and file thumbnail instead, so it is not listed twice.
+        images = [
+            image_row(i)
+            for i in selectors.thing_image_list(thing=thing, viewer=request.user)
+            if i.source_file_id is None
+        ]
         shared["uploads"] = {
             "files": files,
             "images": images,
@@ -331,7 +337,8 @@ def image_feature_page(request, thing_id: int, image_id: int):
 def image_move_page(request, thing_id: int, image_id: int):
     """Move an image one place earlier (`direction=up`) or later (`down`) in the gallery."""
     thing = _own_or_404(request, thing_id)
-    ids = list(selectors.thing_image_list(thing=thing, viewer=request.user).values_list("pk", flat=True))
+    uploaded = selectors.thing_image_list(thing=thing, viewer=request.user).filter(source_file__isnull=True)
+    ids = list(uploaded.values_list("pk", flat=True))
     if image_id not in ids:
         raise Http404
     at = ids.index(image_id)

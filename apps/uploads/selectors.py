@@ -168,8 +168,3 @@ def upload_get_own(upload_id, *, owner):
     if upload is None:
         raise NotFound()
     return upload
-
-
-def thing_image_list_live(*, thing) -> QuerySet:
-    """The live images of a Thing in gallery order (rank, then oldest), for every viewer."""
-    return Image.objects.filter(thing=thing, status=LIVE).order_by("rank", "added", "id")

@@ -221,8 +221,8 @@ def test_a_designer_creates_a_thing_uploads_an_stl_and_a_photo_sees_it_in_3d_and
         assert any(0 < v < 100 for v in values), f"progress bar {bar} never moved: {sorted(values)}"
     assert page.eval_on_selector_all(".upload-item progress", "bars => bars.map(b => b.value)") == [100, 100]
     file = ThingFile.objects.get(thing=thing)
-    assert file.status == ProcessingStatus.LIVE and file.meta_data["triangles"] == 64 * 32 * 2
-    assert Image.objects.get(thing=thing).status == ProcessingStatus.LIVE
+    assert file.status == ProcessingStatus.LIVE and file.geometry["triangles"] == 64 * 32 * 2
+    assert Image.objects.get(thing=thing, source_file=None).status == ProcessingStatus.LIVE
     # The file list followed without a reload: live, with its size, triangles and bounding box.
     row = page.locator(f"#file-{file.pk}")
     row.wait_for()
@@ -233,7 +233,11 @@ def test_a_designer_creates_a_thing_uploads_an_stl_and_a_photo_sees_it_in_3d_and
     images = page.locator(".image-manager li[data-image-id]")
     images.nth(1).drag_to(images.nth(0), target_position={"x": 5, "y": 20})
     for _ in range(50):  # the order is posted when the drag ends
-        order = list(Image.objects.filter(thing=thing).order_by("rank", "id").values_list("name", flat=True))
+        order = list(
+            Image.objects.filter(thing=thing, source_file=None)
+            .order_by("rank", "id")
+            .values_list("name", flat=True)
+        )
         if order == ["ring-top.jpg", "ring-photo.jpg"]:
             break
         page.wait_for_timeout(100)

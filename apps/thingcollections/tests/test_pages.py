@@ -112,8 +112,9 @@ def test_the_profile_lists_the_users_collections(client):
 
 def test_the_owner_sees_their_own_draft_in_their_collection(user):
     collection = CollectionFactory(creator=user, name="Hooks")
-    CollectionThingFactory(collection=collection, thing=ThingFactory(name="Secret hook", creator=user,
-                                                                     is_published=False))
+    CollectionThingFactory(
+        collection=collection, thing=ThingFactory(name="Secret hook", creator=user, is_published=False)
+    )
     owner = Client()
     owner.force_login(user)
     assert "Secret hook" in owner.get(f"/collection:{collection.pk}").content.decode()

@@ -89,13 +89,13 @@ def test_an_stl_and_a_photo_go_live_through_the_store_and_finalize(browser, thin
     assert photo.json()["kind"] == "image"
     # Processing ran (Celery eager in tests): the STL has its geometry, the photo its sizes.
     file = ThingFile.objects.get(thing=thing)
-    assert file.status == ProcessingStatus.LIVE and file.threejs_key and file.meta_data["triangles"] == 4
-    assert Image.objects.get(thing=thing).status == ProcessingStatus.LIVE
+    assert file.status == ProcessingStatus.LIVE and file.threejs_key and file.geometry["triangles"] == 4
+    assert Image.objects.get(thing=thing, source_file=None).status == ProcessingStatus.LIVE
     status = browser.get(f"/thing:{thing.pk}/files/status?view=edit", **JSON).json()
     assert status["settled"] is True
     assert status["states"] == {
         f"file:{file.pk}": {"status": "live", "error": ""},
-        f"image:{Image.objects.get(thing=thing).pk}": {"status": "live", "error": ""},
+        f"image:{Image.objects.get(thing=thing, source_file=None).pk}": {"status": "live", "error": ""},
     }
     assert "clip.stl" in status["files_html"] and "4 triangles" in status["files_html"]
     assert "10.0 × 10.0 × 10.0 mm" in status["files_html"] and "photo.png" in status["images_html"]
@@ -202,7 +202,11 @@ def test_the_owner_features_reorders_and_deletes_images(browser, thing):
     browser.post(f"/thing:{thing.pk}/images/{c.pk}/feature")
     assert Image.objects.get(pk=c.pk).featured
     browser.post(f"/thing:{thing.pk}/images/{c.pk}/move", {"direction": "up"})
-    assert list(Image.objects.filter(thing=thing).order_by("rank", "id").values_list("name", flat=True)) == [
+    assert list(
+        Image.objects.filter(thing=thing, source_file=None)
+        .order_by("rank", "id")
+        .values_list("name", flat=True)
+    ) == [
         "a.jpg",
         "c.jpg",
         "b.jpg",
