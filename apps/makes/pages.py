@@ -32,7 +32,7 @@ class MakeDescriptionForm(forms.Form):
     )
 
 
-# --- registrations: the Thing page's makes, the profile's tab (the search type: apps.py) ---------------------------
+# --- registrations: the Thing page's makes, the profile's tab (the search type: apps.py) ----------
 
 
 def makes_section(*, request, target, shared):
