@@ -1,7 +1,8 @@
 """Collections on the site (session login, CSRF): the collection page at its `absolute_url`
 (/collection:<id>, GET only), creating, renaming and deleting one, collecting a Thing from its page
-and taking it out again. The same selectors and services as spec §4.5's endpoints, with `application=None`: the user's own session is not limited by the per-app rules,
-and a collection made on the site can be changed by no app (docs/decisions.md: Collections).
+and taking it out again. The same selectors and services as spec §4.5's endpoints, with
+`application=None`: the user's own session is not limited by the per-app rules, and a collection made on
+the site can be changed by no app (docs/decisions.md: Collections).
 """
 
 from django import forms
