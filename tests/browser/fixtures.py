@@ -164,6 +164,8 @@ def screenshot():
     def take(page, name: str, *, full_page: bool = False):
         if SCREENSHOTS:
             SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+            if full_page:  # from the top: the sticky header would otherwise sit where the page was scrolled
+                page.evaluate("() => window.scrollTo(0, 0)")
             page.screenshot(path=str(SCREENSHOT_DIR / f"{name}.png"), full_page=full_page)
 
     return take
