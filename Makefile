@@ -6,7 +6,7 @@ PIP    := $(VENV)/bin/pip
 STAMP_DEV  := $(VENV)/.installed-dev
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test bench load install install-test migrate seed clean lint imports screenshots fuzz
+.PHONY: run test bench load install install-test migrate seed clean lint imports screenshots fuzz assets
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,12 +23,20 @@ $(STAMP_TEST): pyproject.toml | $(PY)
 install: $(STAMP_DEV)
 install-test: $(STAMP_TEST)
 
+## The site's front-end libraries (three.js) from the npm registry, exactly as package-lock.json pins them;
+## Django serves the files it needs from node_modules (config/settings/base.py NODE_STATIC_FILES).
+NODE_STAMP := node_modules/.package-lock.json
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+assets: $(NODE_STAMP)
+
 ## Start the whole service on embedded defaults: SQLite, a file-based Celery broker, moto's S3 server.
-run: $(STAMP_DEV)
+run: $(STAMP_DEV) $(NODE_STAMP)
 	bash scripts/run-local.sh
 
 ## The whole suite against the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL; local servers by default).
-test: $(STAMP_TEST)
+test: $(STAMP_TEST) $(NODE_STAMP)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
 ## Static checks (CI runs them first): ruff, the import contracts of pyproject.toml (lint-imports), mypy.
@@ -59,9 +67,10 @@ load: $(STAMP_TEST)
 fuzz: $(STAMP_TEST)
 	$(VENV)/bin/python -m tests.contract.fuzz $(FUZZ_ARGS)
 
-## Refresh the iframe SDK dialog screenshots in docs/img/ (the browser tests, in headless Chromium).
-screenshots: $(STAMP_TEST)
-	THINGYARD_SCREENSHOTS=1 $(VENV)/bin/pytest apps/thingapps/tests/browser -q -p no:cacheprovider
+## Refresh the screenshots in docs/img/: the site's flows and the iframe SDK dialogs (the browser tests,
+## in headless Chromium).
+screenshots: $(STAMP_TEST) $(NODE_STAMP)
+	THINGYARD_SCREENSHOTS=1 $(VENV)/bin/pytest -m browser apps tests -q -p no:cacheprovider
 
 clean:
-	rm -rf .run staticfiles
+	rm -rf .run staticfiles node_modules

@@ -10,6 +10,9 @@ from apps.accounts.tests.factories import UserFactory
 from apps.core.testing import ANONYMOUS, MISSING, OTHER_APP, STRANGER, access_check, bearer_client
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 
+# Chromium, the live server and signed-in pages for the end-to-end tests (tests/browser, apps/*/tests/browser).
+pytest_plugins = ["tests.browser.fixtures"]
+
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -43,13 +43,6 @@ class ProfileForm(forms.Form):
     default_license = forms.ChoiceField(choices=USER_LICENSE_CHOICES, label="Default license for new Things")
 
 
-def apply_errors(form: forms.Form, errors: dict | None) -> None:
-    """Show a service's ValidationFailed field errors on the form."""
-    for field, messages in (errors or {}).items():
-        for message in messages:
-            form.add_error(field if field in form.fields else None, message)
-
-
 class MessageForm(forms.Form):
     """/account/messages/new: shape only; services.message_send decides (recipient, length, rate)."""
 

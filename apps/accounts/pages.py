@@ -10,8 +10,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts import links, selectors, services
-from apps.accounts.forms import MessageForm, ProfileForm, SignupForm, apply_errors
+from apps.accounts.forms import MessageForm, ProfileForm, SignupForm
+from apps.core.site import apply_errors
+from apps.accounts.profiles import profile_tabs
 from apps.core.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
+from apps.core.site import paginate
 
 ACCOUNT_HOME = "/account/"
 MESSAGES_HOME = "/account/messages"
@@ -27,13 +30,25 @@ def _profile_context(user) -> dict:
     }
 
 
-def profile_page(request, username):
-    """/@<username>: the public profile (the API's `public_url`)."""
+def profile_page(request, username, tab=None):
+    """/@<username> (and /@<username>/<tab>): the public profile (the API's `public_url`) with the
+    tabs other apps register (apps.accounts.profiles): Things, makes, collections, likes."""
     try:
         user = selectors.user_get_by_name(username, viewer=request.user)
     except NotFound:
         raise Http404 from None
-    return render(request, "accounts/profile.html", _profile_context(user))
+    tabs = profile_tabs()
+    current = next((t for t in tabs if t.slug == tab), None) if tab else (tabs[0] if tabs else None)
+    if tab and current is None:
+        raise Http404
+    context = {**_profile_context(user), "tabs": tabs, "tab": current, "is_self": request.user.pk == user.pk}
+    if current is not None:
+        page = paginate(request, current.listing(owner=user, viewer=request.user))
+        items = list(page)
+        if current.prepare is not None:
+            items = current.prepare(items, viewer=request.user)
+        context.update(page=page, items=items)
+    return render(request, "accounts/profile.html", context)
 
 
 def _safe_next(request) -> str:

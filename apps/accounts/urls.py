@@ -48,6 +48,7 @@ urlpatterns = [
     ),
     # Site pages.
     path("@<str:username>", pages.profile_page, name="profile"),
+    path("@<str:username>/<slug:tab>", pages.profile_page, name="profile-tab"),
     path("signup/", pages.signup, name="signup"),
     path("account/", pages.account_home, name="account"),
     path("account/verify-email", pages.account_send_verification, name="account-send-verification"),

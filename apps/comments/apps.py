@@ -24,3 +24,8 @@ class CommentsConfig(AppConfig):
         event_target_register("comment", live_comments)
         # Account deletion: the user's comments vanish with their counters (accounts.release).
         user_release_register("comments", services.comments_release_for_user)
+
+        # The conversations of the Thing, make and group topic pages (apps.core.sections).
+        from apps.comments import pages
+
+        pages.register_sections()

@@ -2,7 +2,7 @@
 makes both slash forms answer."""
 from django.urls import path
 
-from apps.comments import views
+from apps.comments import pages, views
 
 comment = "comments/<int:comment_id>"
 thing = "things/<int:thing_id>"
@@ -25,4 +25,8 @@ urlpatterns: list = [
     path(f"{topic}/threaded-comments", views.TopicThreadedCommentsView.as_view(),
          name="topic-threaded-comments"),
     path(f"{topic}/comments", views.TopicCommentsView.as_view(), name="topic-comments"),
+    # Site pages (session, CSRF): posting from the Thing, make and group topic pages.
+    path("thing:<int:thing_id>/comments", pages.thing_comment_post, name="thing-page-comment"),
+    path("make:<int:make_id>/comments", pages.make_comment_post, name="make-page-comment"),
+    path("groups/<group_slug:slug>/topics/<int:topic_id>/comments", pages.topic_comment_post, name="topic-page-comment"),
 ]

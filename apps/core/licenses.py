@@ -20,3 +20,22 @@ USER_LICENSE_CHOICES = list(USER_LICENSES.items())
 
 def license_name(code: str) -> str:
     return USER_LICENSES.get(code, code)
+
+
+# The license texts the site links to (the Thing page's license link).
+LICENSE_URLS = {
+    "cc": "https://creativecommons.org/licenses/by/4.0/",
+    "cc-sa": "https://creativecommons.org/licenses/by-sa/4.0/",
+    "cc-nd": "https://creativecommons.org/licenses/by-nd/4.0/",
+    "cc-nc": "https://creativecommons.org/licenses/by-nc/4.0/",
+    "cc-nc-sa": "https://creativecommons.org/licenses/by-nc-sa/4.0/",
+    "cc-nc-nd": "https://creativecommons.org/licenses/by-nc-nd/4.0/",
+    "pd0": "https://creativecommons.org/publicdomain/zero/1.0/",
+    "gpl": "https://www.gnu.org/licenses/gpl-3.0.html",
+    "lgpl": "https://www.gnu.org/licenses/lgpl-3.0.html",
+    "bsd": "https://opensource.org/license/bsd-3-clause",
+}
+
+
+def license_url(code: str) -> str:
+    return LICENSE_URLS.get(code, "")

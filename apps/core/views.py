@@ -1,12 +1,15 @@
 """The base of every API view (the one request pipeline) and Django's error handlers.
 
-Every answer is docs/decisions.md's JSON body, never HTML: inside DRF through apps.core.handlers, outside it
-(unknown paths, crashes in middleware or site pages) through the handlers at the end of this module.
+Every API answer is docs/decisions.md's JSON body, never HTML: inside DRF through apps.core.handlers,
+outside it (unknown paths, crashes in middleware or site pages) through the handlers at the end of this
+module. The one exception is a site page (a route that is not an API view) answering 404 to a browser:
+a person gets the site's own "not found" page rather than the API's JSON body.
 """
 import json
 import sys
 
 from django.http import HttpResponse
+from django.template.loader import render_to_string
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from rest_framework.views import APIView
 
@@ -90,7 +93,17 @@ def json_error(status: int, message: str, error_type: str, headers: dict | None 
 
 
 def not_found(request, exception=None):
+    if _is_site_page(request) and "application/json" not in request.headers.get("Accept", ""):
+        return HttpResponse(render_to_string("404.html", request=request), status=404)
     return json_error(404, "Not Found", "NOT_FOUND")
+
+
+def _is_site_page(request) -> bool:
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return False  # no route at all: the API's answer (OptionalTrailingSlashMiddleware)
+    view_class = getattr(match.func, "cls", None)
+    return not (isinstance(view_class, type) and issubclass(view_class, APIView))
 
 
 def server_error(request):

@@ -250,3 +250,54 @@ def demo_seed_comments(*, users: dict, things: dict):
         comment = comment_create(user=users[username], target=thing, body=body)
         for reply_author, reply_body in replies:
             comment_reply(user=users[reply_author], comment=comment, body=reply_body)
+
+
+# --- models and photos, so the quick start's Thing pages show the 3D preview ---------------------------
+
+# (Thing name, file name, boxes (x0, y0, z0, x1, y1, z1) in mm whose union is the model)
+DEMO_MODELS = [
+    ("Parametric Shelf Bracket", "shelf-bracket.stl",
+     [(0, 0, 0, 60, 20, 5), (0, 0, 0, 5, 20, 60), (5, 8, 5, 45, 12, 45)]),
+    ("Calibration Cube", "calibration-cube.stl", [(0, 0, 0, 20, 20, 20)]),
+    ("Wall Tool Holder", "tool-holder.stl",
+     [(0, 0, 0, 80, 4, 40), (0, 4, 0, 80, 24, 4), (0, 20, 0, 80, 24, 15)]),
+]
+
+
+def _box_triangles(x0, y0, z0, x1, y1, z1) -> list:
+    v = [(x, y, z) for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)]
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    return [tri for a, b, c, d in faces for tri in ((v[a], v[b], v[c]), (v[a], v[c], v[d]))]
+
+
+def demo_stl(boxes) -> bytes:
+    """A binary STL of the union of `boxes` (their surfaces, overlapping where they meet)."""
+    import struct
+
+    triangles = [tri for box in boxes for tri in _box_triangles(*box)]
+    out = [b"Thingyard demo model".ljust(80, b" "), struct.pack("<I", len(triangles))]
+    for tri in triangles:
+        out.append(struct.pack("<3f", 0, 0, 0) + b"".join(struct.pack("<3f", *p) for p in tri) + b"\0\0")
+    return b"".join(out)
+
+
+def demo_seed_models() -> int:
+    """Idempotent: an STL for some demo Things, put in the store and processed (a render and the three.js
+    geometry), as an upload would have been. Needs the object store; returns how many were added."""
+    from apps.uploads import store
+    from apps.uploads.models import ThingFile
+    from apps.uploads.processing import services as processing
+
+    added = 0
+    for name, filename, boxes in DEMO_MODELS:
+        thing = Thing.objects.filter(name=name).first()
+        if thing is None or ThingFile.objects.filter(thing=thing, name=filename).exists():
+            continue
+        data = demo_stl(boxes)
+        key = f"demo/{thing.pk}/{filename}"
+        store.put(key, data, content_type="model/stl")
+        file = ThingFile.objects.create(thing=thing, name=filename, key=key, size=len(data), content_type="model/stl")
+        Thing.objects.filter(pk=thing.pk).update(file_count=thing.files.count())
+        processing.file_process(file_id=file.pk)
+        added += 1
+    return added

@@ -167,3 +167,15 @@ def group_topic_get(topic_id, *, viewer=None) -> GroupTopic:
     if topic is None:
         raise NotFound()
     return topic
+
+
+# --- the site's pages ----------------------------------------------------------------------------------
+
+
+def group_get_by_slug(slug: str, *, viewer) -> Group:
+    """The group at its `public_url` (/groups/<slug>), matched ignoring case as the slug is unique so;
+    404 for an unknown or hidden one (staff excepted)."""
+    group = group_queryset(viewer=viewer).filter(slug__iexact=slug).first()
+    if group is None:
+        raise NotFound()
+    return group

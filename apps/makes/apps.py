@@ -24,9 +24,22 @@ class MakesConfig(AppConfig):
         # Account deletion: the user's makes and likes of makes go with their counters (accounts.release).
         user_release_register("makes", services.makes_release_for_user)
 
-        # spec §4.7: search answers makes (copies) too (`type=makes`).
+        # spec §4.7: search answers makes (copies) too (`type=makes`), on the site's search page as well.
         from apps.makes.selectors import make_search
         from apps.makes.serializers import MakeSerializer
         from apps.search.registry import SearchType, search_type_register
 
-        search_type_register(SearchType(name="makes", search=make_search, serializer_class=MakeSerializer))
+        search_type_register(
+            SearchType(
+                name="makes",
+                search=make_search,
+                serializer_class=MakeSerializer,
+                label="Makes",
+                page_template="makes/_make_grid.html",
+            )
+        )
+
+        # The Thing page's makes and the profile's makes (apps.core.sections, apps.accounts.profiles).
+        from apps.makes import pages
+
+        pages.register()

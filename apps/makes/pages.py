@@ -1,33 +1,181 @@
-"""The make's site page (session login) at its `public_url`, /make:<id>."""
-from django.http import Http404
-from django.shortcuts import render
+"""Makes on the site (session login, CSRF): the make's page at its `public_url` (/make:<id>), the Thing
+page's makes with "I made one", and the make's writes (description, like, delete).
+
+"I made one" is the upload flow of spec §4.10 as POST /things/{id}/copies runs it: the page asks for the
+signed form of the photo, the browser posts the bytes straight to the store, the page finalizes, and the
+make is created at finalize with that photo (so an abandoned upload leaves no empty make).
+"""
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from apps.accounts.links import user_public_url
-from apps.core.exceptions import NotFound
-from apps.makes import links, selectors
+from apps.accounts.profiles import ProfileTab, profile_tab_register
+from apps.core.exceptions import DomainError, NotAuthenticated, NotFound, PermissionDenied
+from apps.core.sections import PageSection, page_section_register, page_sections
+from apps.core.site import done, json_body, login_required_page, refused
+from apps.makes import links, rules, selectors, services
+from apps.makes.models import DESCRIPTION_MAX_LENGTH
 from apps.things.links import thing_public_url
 from apps.uploads import links as upload_links
+from apps.uploads.flow.services import upload_descriptor
+
+THING_PAGE_MAKES = 8
+
+
+class MakeDescriptionForm(forms.Form):
+    description = forms.CharField(
+        required=False, max_length=DESCRIPTION_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 4})
+    )
+
+
+# --- registrations: the Thing page's makes, the profile's tab (the search type: apps.py) ----------
+
+
+def makes_section(*, request, target, shared):
+    thing = target
+    makes = list(selectors.make_list_for_thing(thing=thing, viewer=request.user)[:THING_PAGE_MAKES])
+    return {
+        "makes": makes,
+        "count": thing.make_count,
+        "can_make": request.user.is_authenticated and not rules.make_create_blockers(thing),
+        "signed_in": request.user.is_authenticated,
+        "upload_url": f"/thing:{thing.pk}/makes/upload",
+        "why_not": " ".join(rules.make_create_blockers(thing)),
+    }
+
+
+def register() -> None:
+    page_section_register(
+        PageSection("thing", "makes", "main", "makes/_section.html", makes_section, order=50)
+    )
+    profile_tab_register(
+        ProfileTab(
+            slug="makes",
+            label="Makes",
+            template="makes/_make_grid.html",
+            listing=lambda *, owner, viewer: selectors.make_list_for_user(owner=owner, viewer=viewer),
+            order=20,
+            empty="No makes posted yet.",
+        )
+    )
+
+
+# --- the make's page -------------------------------------------------------------------------------------
+
+
+def _get_or_404(request, make_id):
+    try:
+        return selectors.make_get_for_page(make_id, viewer=request.user)
+    except NotFound:
+        raise Http404 from None
+
+
+def _display_url(image) -> str:
+    """The large display size (1200×900) when rendered, else the original."""
+    for size in ("large", "medium"):
+        sizes = upload_links.image_sizes(image.sizes, type="display", size=size)
+        if sizes:
+            return sizes[0]["url"]
+    return upload_links.store_url(image.key)
 
 
 def make_page(request, make_id):
     """404 for anything the visitor may not see (a hidden make, or one of a draft Thing not theirs)."""
-    try:
-        make = selectors.make_get_for_page(make_id, viewer=request.user)
-    except NotFound:
-        raise Http404 from None
-    images = [{"name": image.name, "url": _display_url(image)} for image in make.image_list]
+    make = _get_or_404(request, make_id)
+    images = [
+        {"name": image.name, "url": _display_url(image), "status": image.status} for image in make.image_list
+    ]
+    is_creator = rules.make_is_creator(request.user, make)
     context = {
         "make": make,
         "thumbnail": links.make_thumbnail_url(make),
         "images": images,
         "thing_url": thing_public_url(make.thing_id),
         "creator_url": user_public_url(make.creator),
-        "is_creator": request.user.is_authenticated and request.user.pk == make.creator_id,
+        "is_creator": is_creator,
+        "can_like": request.user.is_authenticated and not rules.make_like_blockers(request.user, make),
+        "form": MakeDescriptionForm(initial={"description": make.description}) if is_creator else None,
+        # The conversation under the make (spec §4.4) is apps.comments' section.
+        "sections": page_sections("make", request=request, target=make),
     }
     return render(request, "makes/make_detail.html", context)
 
 
-def _display_url(image) -> str:
-    """The medium display size (800×600) when rendered, else the original."""
-    sizes = upload_links.image_sizes(image.sizes, type="display", size="medium")
-    return sizes[0]["url"] if sizes else upload_links.store_url(image.key)
+# --- writes -----------------------------------------------------------------------------------------------
+
+
+@login_required_page
+@require_POST
+def make_upload_start(request, thing_id: int):
+    """POST {filename}: "I made one": the signed form of the photo a new make starts with (JSON)."""
+    try:
+        thing = selectors.thing_get_makeable(thing_id, viewer=request.user)
+    except (NotFound, NotAuthenticated, PermissionDenied):
+        raise Http404 from None
+    filename = json_body(request).get("filename")
+    try:
+        upload = services.make_upload_start(
+            thing=thing, owner=request.user, filename=filename if isinstance(filename, str) else ""
+        )
+    except DomainError as exc:
+        return refused(request, exc, next_url=thing_public_url(thing.pk))
+    return JsonResponse(
+        {
+            "ok": True,
+            "upload_id": upload.pk,
+            "name": upload.filename,
+            "kind": "image",
+            **upload_descriptor(upload=upload),
+        }
+    )
+
+
+def _own_or_404(request, make_id):
+    make = _get_or_404(request, make_id)
+    if not rules.make_can_edit(request.user, make):
+        raise Http404
+    return make
+
+
+@login_required_page
+@require_POST
+def make_edit(request, make_id: int):
+    """The creator's description of their make (spec §4.4 PATCH)."""
+    make = _own_or_404(request, make_id)
+    form = MakeDescriptionForm(request.POST)
+    if form.is_valid():
+        services.make_update(make=make, data=form.cleaned_data)
+        return done(request, message="Description saved.", next_url=f"/make:{make.pk}")
+    messages.error(request, f"A description has at most {DESCRIPTION_MAX_LENGTH} characters.")
+    return redirect(f"/make:{make.pk}")
+
+
+@login_required_page
+@require_POST
+def make_like(request, make_id: int):
+    make = _get_or_404(request, make_id)
+    unlike = request.POST.get("action") == "unlike"
+    try:
+        (services.make_unlike if unlike else services.make_like)(user=request.user, make=make)
+    except DomainError as exc:
+        return refused(request, exc, next_url=f"/make:{make.pk}")
+    state = _get_or_404(request, make_id)
+    return done(
+        request,
+        message="Removed from your likes." if unlike else "Added to your likes.",
+        data={"like_count": state.like_count, "is_liked": bool(state.is_liked)},
+        next_url=f"/make:{make.pk}",
+    )
+
+
+@login_required_page
+@require_POST
+def make_delete(request, make_id: int):
+    make = _own_or_404(request, make_id)
+    services.make_delete(make=make)
+    messages.success(request, "Your make was deleted.")
+    return redirect(thing_public_url(make.thing_id))

@@ -15,6 +15,10 @@ urlpatterns: list = [
     path(f"{copy}/images/<int:image_id>", views.CopyImageDetailView.as_view(), name="copy-image-detail"),
     path(f"{copy}/likes", views.CopyLikesView.as_view(), name="copy-likes"),
     path("users/<username:username>/copies", views.UserCopiesView.as_view(), name="user-copies"),
-    # Site page (session): the make's `public_url`.
+    # Site pages (session, CSRF): the make's `public_url` and its writes, "I made one" on a Thing.
     path("make:<int:make_id>", pages.make_page, name="make-page"),
+    path("make:<int:make_id>/edit", pages.make_edit, name="make-page-edit"),
+    path("make:<int:make_id>/like", pages.make_like, name="make-page-like"),
+    path("make:<int:make_id>/delete", pages.make_delete, name="make-page-delete"),
+    path("thing:<int:thing_id>/makes/upload", pages.make_upload_start, name="make-page-upload"),
 ]

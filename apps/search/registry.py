@@ -8,6 +8,9 @@ A feature app plugs its kind of item in from its AppConfig.ready():
 `search(term=, viewer=, params=)` returns an ordered queryset of what the viewer may see; the view
 paginates it, answers 404 when it is empty, and serialises it with `serializer_class` (context:
 `request`, `viewer`, and `application`, the token's app).
+
+The site's search page (/find) offers every registered type under its `label`, rendering a page of
+results with `page_template` (after `page_prepare`, as the API does).
 """
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +33,9 @@ class SearchType:
     # Called with the page's rows and the viewer before serialising, for what a row's query cannot
     # carry (a collection's thumbnail Thing); returns the rows to serialise.
     page_prepare: Callable | None = None
+    # The site's search page: the tab's name and the template of a page of results.
+    label: str = ""
+    page_template: str = ""
 
 
 SEARCH_TYPES: dict[str, SearchType] = {}
@@ -70,10 +76,17 @@ search_type_register(
         serializer_class=ThingShortSerializer,
         sorts=selectors.THING_SORTS,
         filters=selectors.THING_FILTERS,
+        label="Things",
+        page_template="search/_things.html",
     )
 )
 search_type_register(
     SearchType(
-        name="users", search=selectors.user_search, serializer_class=UserSerializer, sorts=selectors.USER_SORTS
+        name="users",
+        search=selectors.user_search,
+        serializer_class=UserSerializer,
+        sorts=selectors.USER_SORTS,
+        label="Makers",
+        page_template="search/_users.html",
     )
 )

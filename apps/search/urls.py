@@ -8,6 +8,7 @@ stays a search for the word "library".
 from django.urls import path
 
 from apps.search import views
+from apps.search.urls_pages import urlpatterns as page_urlpatterns
 
 urlpatterns = [
     path("search/", views.SearchView.as_view(), name="search"),
@@ -23,4 +24,4 @@ urlpatterns = [
     # The `username` converter is registered by apps.accounts.urls (included before this module).
     path("users/<username:username>/search/", views.UserSearchView.as_view(), name="user-search-all"),
     path("users/<username:username>/search/<term:term>", views.UserSearchView.as_view(), name="user-search"),
-]
+] + page_urlpatterns

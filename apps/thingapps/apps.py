@@ -7,8 +7,7 @@ class ThingAppsConfig(AppConfig):
     verbose_name = "Thing apps"
 
     def ready(self):
-        from apps.thingapps.pages import thing_page_apps
-        from apps.things.hooks import thing_page_section_register
+        # The Thing page's app list and SDK host (apps.core.sections).
+        from apps.thingapps import pages
 
-        # The Thing page lists the Thing apps a signed-in user can open there (its `thing_apps`).
-        thing_page_section_register("thing_apps", thing_page_apps)
+        pages.register_sections()

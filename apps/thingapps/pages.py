@@ -37,12 +37,6 @@ from apps.uploads.links import file_thumbnail_url, formatted_size
 DOCS_IMAGE_DIR = settings.BASE_DIR / "docs" / "img"
 
 
-def thing_page_apps(*, request, thing) -> list:
-    """The Thing page's section of Thing apps (spec §4.11): the ones a signed-in user can open here
-    (none, and no query, for visitors). Registered with apps.things.hooks from ThingAppsConfig.ready()."""
-    return selectors.thing_app_list_for_viewer(viewer=request.user, site_urls=selectors.site_urls_for(request))
-
-
 def _body(request) -> dict:
     """A JSON object body, or the form fields; anything else is no fields."""
     if request.content_type == "application/json":
@@ -328,3 +322,20 @@ def docs_image(request, name: str):
     response = FileResponse(path.open("rb"), content_type="image/png")
     response["Cache-Control"] = "public, max-age=3600"
     return response
+
+
+# --- the Thing page's section ----------------------------------------------------------------------------
+
+
+def thing_apps_section(*, request, target, shared):
+    """spec §4.11: the Thing apps a signed-in user can open here (none, and no query, for visitors)."""
+    apps = selectors.thing_app_list_for_viewer(viewer=request.user, site_urls=selectors.site_urls_for(request))
+    return {"thing_apps": apps} if apps else None
+
+
+def register_sections() -> None:
+    from apps.core.sections import PageSection, page_section_register
+
+    page_section_register(
+        PageSection("thing", "thing-apps", "main", "thingapps/host.html", thing_apps_section, order=35)
+    )

@@ -139,3 +139,20 @@ def thing_list_collected_by(*, user, viewer) -> QuerySet:
         .annotate(last_collected=last_collected)
         .order_by(F("last_collected").desc(), "-id")
     )
+
+
+# --- the site's pages ----------------------------------------------------------------------------------
+
+
+def collection_list_for_picker(*, owner, thing_id: int) -> QuerySet:
+    """`owner`'s collections for the Thing page's "collect" dialog, each with `has_thing` (this Thing is
+    in it), the most recently changed first: one query."""
+    from django.db.models import Exists
+
+    holds = CollectionThing.objects.filter(collection=OuterRef("pk"), thing_id=thing_id)
+    return (
+        Collection.objects.filter(creator_id=owner.pk)
+        .annotate(has_thing=Exists(holds))
+        .only("id", "name", "creator_id", "modified")
+        .order_by("-modified", "-id")
+    )

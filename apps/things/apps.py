@@ -16,3 +16,8 @@ class ThingsConfig(AppConfig):
         event_target_register("thing", lambda: Thing.objects.filter(is_hidden=False))
         # Account deletion: the user's likes go with their like_count (accounts.release).
         user_release_register("things.likes", services.thing_likes_release_for_user)
+
+        # The profile's "Things" and "Likes" tabs (apps.accounts.profiles).
+        from apps.things.pages import profile
+
+        profile.register()

@@ -1,12 +1,12 @@
 """What the apps built on Things plug into them (NetBox-style registries).
 
-Things sit below search, uploads and the Thing apps host, and import none of them: each registers what it
-adds from its AppConfig.ready(), and things calls whatever is registered.
+Things sit below search and uploads and import neither: each registers what it adds from its
+AppConfig.ready(), and things calls whatever is registered. (What other apps add to the Thing's site page
+is registered with apps.core.sections.)
 
 - The index (apps.search): keeps its copy of Things (the search vector and the search table's rows) in
   step with every write to them, counters included.
 - Images (apps.uploads): a Thing's default image and thumbnail, read in the Thing's own query.
-- Page sections (apps.uploads, apps.thingapps): what the Thing's site page shows beyond the Thing.
 """
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -91,17 +91,3 @@ def thing_images_register(images: ThingImages) -> None:
 
 def thing_images() -> ThingImages | None:
     return _IMAGES[0] if _IMAGES else None
-
-
-# --- the Thing page ----------------------------------------------------------------------------------
-
-_PAGE_SECTIONS: dict[str, Callable[..., object]] = {}
-
-
-def thing_page_section_register(name: str, section: Callable[..., object]) -> None:
-    """`section(request=, thing=)` answers the template variable `name` of things/thing_detail.html."""
-    _PAGE_SECTIONS[name] = section
-
-
-def thing_page_sections(*, request, thing) -> dict[str, object]:
-    return {name: section(request=request, thing=thing) for name, section in _PAGE_SECTIONS.items()}

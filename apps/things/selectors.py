@@ -345,3 +345,49 @@ def category_get_by_name(name: str) -> Category | None:
 def thing_ids_visible(ids, *, viewer) -> set[int]:
     """The subset of `ids` naming Things `viewer` may see (published, or their own)."""
     return set(thing_list_visible(viewer=viewer).filter(pk__in=ids).values_list("pk", flat=True))
+
+
+# --- Site pages (pages/): the same visibility rules, shaped for templates ------------------------------
+
+
+def category_children(*, category, viewer=None) -> QuerySet:
+    """The sub-categories of `category`, in tree order, each with its `thing_count`."""
+    return category_list(viewer=viewer).filter(parent_id=category.pk)
+
+
+def category_top_list(*, viewer=None) -> QuerySet:
+    """The top-level categories, in order, each with its `thing_count` (sub-categories included)."""
+    return category_list(viewer=viewer).filter(parent__isnull=True)
+
+
+def category_choices() -> list[tuple[str, str]]:
+    """(full name, label) of every category in tree order: what a Thing form offers (spec §2: a Thing's
+    category is set by its full name)."""
+    categories = Category.objects.select_related("parent").order_by(*category_tree_order())
+    return [
+        (c.name, f"{c.parent.name} › {c.name}" if c.parent is not None else c.name) for c in categories
+    ]
+
+
+def thing_get_for_edit(thing_id: int, *, viewer) -> Thing:
+    """The Thing of the site's edit page and write routes: the page's visibility, then its creator
+    only. Anyone else gets 404 like a missing Thing (the page reveals nothing about the rules)."""
+    thing = thing_get_for_page(thing_id, viewer=viewer)
+    if not rules.thing_can_edit(viewer, thing):
+        raise NotFound()
+    return thing
+
+
+def thing_like_state(*, thing_id: int, viewer) -> dict:
+    """{"like_count", "is_liked"} of a Thing as it is now (after a like or unlike on the site)."""
+    row = (
+        thing_queryset(viewer=viewer).filter(pk=thing_id).values("like_count", "is_liked").first()
+        or {"like_count": 0, "is_liked": False}
+    )
+    return {"like_count": row["like_count"], "is_liked": bool(row["is_liked"])}
+
+
+def category_slug_choices() -> list[tuple[str, str]]:
+    """(slug, label) of every category in tree order: the search page's category filter."""
+    categories = Category.objects.select_related("parent").order_by(*category_tree_order())
+    return [(c.slug, f"{c.parent.name} › {c.name}" if c.parent is not None else c.name) for c in categories]

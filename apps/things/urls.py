@@ -4,6 +4,7 @@ from django.urls import path
 
 from apps.things import views
 from apps.things.urls_catalog import urlpatterns as catalog_urlpatterns
+from apps.things.urls_pages import urlpatterns as page_urlpatterns
 
 thing = "things/<int:thing_id>"
 
@@ -26,4 +27,4 @@ urlpatterns: list = [
     path("users/<username:username>/things", views.UserThingsView.as_view(), name="user-things"),
     path("users/<username:username>/likes", views.UserLikesView.as_view(), name="user-likes"),
     path("users/<username:username>/favorites", views.UserFavoritesView.as_view(), name="user-favorites"),
-] + catalog_urlpatterns
+] + catalog_urlpatterns + page_urlpatterns

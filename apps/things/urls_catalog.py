@@ -1,7 +1,7 @@
-"""Categories, tags, discovery lists and the Thing site page (spec §4.7)."""
+"""Categories, tags and discovery lists (spec §4.7)."""
 from django.urls import path
 
-from apps.things import pages, views_catalog as views
+from apps.things import views_catalog as views
 
 urlpatterns: list = [
     # spec §4.7: `/categories/{category_slug}/` and `/tags/{tag}/` with the segment left out are the lists.
@@ -15,7 +15,4 @@ urlpatterns: list = [
     path("newest/", views.NewestThingsView.as_view(), name="things-newest"),
     path("popular/", views.PopularThingsView.as_view(), name="things-popular"),
     path("featured/", views.FeaturedThingsView.as_view(), name="things-featured"),
-    # Site pages: the Thing's `url` (spec §2) and the site's front page.
-    path("thing:<int:thing_id>", pages.thing_page, name="thing-page"),
-    path("", pages.index, name="index"),
 ]

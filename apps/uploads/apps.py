@@ -12,9 +12,8 @@ class UploadsConfig(AppConfig):
     verbose_name = "Uploads and files"
 
     def ready(self):
-        from apps.things.hooks import ThingImages, thing_images_register, thing_page_section_register
-        from apps.uploads import links
-        from apps.uploads.files import pages as file_pages
+        from apps.things.hooks import ThingImages, thing_images_register
+        from apps.uploads import links, pages
         from apps.uploads.files import selectors as file_selectors
         from apps.uploads.files import services as file_services
         from apps.uploads.flow.services import upload_finalizer_register, user_image_finalize
@@ -34,5 +33,6 @@ class UploadsConfig(AppConfig):
                 preview_url=links.thing_preview_url_from_annotations,
             )
         )
-        # The Thing page's files section.
-        thing_page_section_register("files", file_pages.thing_page_files)
+        # The Thing page's gallery, file list, "download all" and the edit page's file manager
+        # (apps.core.sections: things never imports this app's pages).
+        pages.register_sections()

@@ -140,6 +140,20 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "apps.core.staticfiles.NodeModulesFinder",
+]
+# Front-end libraries from the npm registry (package.json, package-lock.json; `npm ci` fills
+# node_modules): only these files are served, as /static/<prefix>/<name> (apps/core/staticfiles.py).
+NODE_MODULES_DIR = BASE_DIR / "node_modules"
+NODE_STATIC_FILES = [
+    ("vendor/three", "three/build", ["three.module.js", "three.core.js"]),
+    ("vendor/three/addons/controls", "three/examples/jsm/controls", ["OrbitControls.js"]),
+]
+# Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 
 STORAGES = {
     "default": {"BACKEND": "storages.backends.s3.S3Storage"},
@@ -251,8 +265,12 @@ OAUTH2_PROVIDER = {
 # --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.cors) -------
 CORS_ALLOW_ALL_ORIGINS = False
 CORS_ALLOW_CREDENTIALS = False
-# Site pages never answer other origins; thing-apps/ is the SDK host's session endpoints (issue 7).
-CORS_URLS_REGEX = r"^/(?!login/|admin/|developers/|account/|signup/|logout/|thing-apps/).*$"
+# Site pages never answer other origins; thing-apps/ is the SDK host's session endpoints (issue 7); the
+# shapes after it are the site's pages (issue 15, docs/decisions.md: The site for people).
+CORS_URLS_REGEX = (
+    r"^/(?!login/|admin/|developers/|account/|signup/|logout/|thing-apps/"
+    r"|thing:|make:|collection:|@|find$|browse/|new$).*$"
+)
 CORS_ALLOW_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["authorization", "content-type"]
 CORS_EXPOSE_HEADERS = ["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Error"]

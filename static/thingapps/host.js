@@ -266,6 +266,8 @@
       mountBox.querySelector(".thing-app-origin").textContent = data.origin;
       mountBox.appendChild(frame);
       mountBox.hidden = false;
+      // The app the user just opened is where they look next (and an offscreen frame is throttled).
+      if (typeof mountBox.scrollIntoView === "function") mountBox.scrollIntoView({ block: "start" });
       setAppParam(data.client_id);
     }
 

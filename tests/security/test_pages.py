@@ -22,7 +22,21 @@ PUBLIC_PAGES = {
     "thing:<int:thing_id>",  # a published Thing's page (404 to whoever may not see it)
     "thing:<int:thing_id>/files/<int:file_id>/download",  # its files, like the page
     "make:<int:make_id>",
+    # The site's browsing pages (issue 15): what they list is what the API lists to anyone.
+    "find",
+    "browse/categories",
+    "browse/categories/<str:slug>",
+    "browse/tags/<str:tag>",
+    "browse/newest",
+    "browse/popular",
+    "browse/featured",
+    "browse/groups",
+    "groups/<group_slug:slug>",
+    "groups/<group_slug:slug>/topics/<int:topic_id>",
     "collection:<int:collection_id>",  # a collection's page, its API `absolute_url` (collections are public)
+    "@<str:username>/<slug:tab>",
+    "thing:<int:thing_id>/files/status",  # the Thing page's live file list, as the page shows it
+    "thing:<int:thing_id>/package",  # "download all": the files the page offers one by one
     "signup/",
     "^login/?$",
     "^logout/?$",
@@ -73,7 +87,7 @@ def values(world, app_x):
         **world.path_values(),
         "pk": app_x.pk, "application_id": app_x.pk, "delivery_pk": 1, "message_id": 1,
         "order_id": world.order.pk, "make_id": world.make.pk, "token": "not-a-token", "page": "webhooks",
-        "name": "dialog",
+        "name": "dialog", "tab": "makes",
     }
 
 

@@ -135,3 +135,42 @@ def test_the_account_page_sends_the_verification_mail(browser, user):
 def test_pages_answer_in_both_slash_forms(client, user):
     assert client.get("/signup").status_code == 200
     assert client.get(f"/@{user.username}/").status_code == 200
+
+
+# --- issue 15: the profile's tabs, sign-up keeps `next` ---------------------------------------------------
+
+
+def test_the_profile_tabs_list_things_makes_collections_and_likes(client):
+    from apps.makes.tests.factories import MakeFactory
+    from apps.things import services as thing_services
+    from apps.things.tests.factories import ThingFactory
+    from apps.thingcollections.tests.factories import CollectionFactory
+
+    maker = UserFactory(username="maker")
+    ThingFactory(creator=maker, name="Own design")
+    ThingFactory(creator=maker, name="Own draft", is_published=False, published_at=None)
+    MakeFactory(creator=maker, thing=ThingFactory(name="Made thing"))
+    CollectionFactory(creator=maker, name="Saved stuff")
+    liked = ThingFactory(name="Liked thing")
+    thing_services.thing_like(user=maker, thing=liked)
+    things = client.get("/@maker").content.decode()
+    assert "Own design" in things and "Own draft" not in things
+    assert "Made thing" in client.get("/@maker/makes").content.decode()
+    assert "Saved stuff" in client.get("/@maker/collections").content.decode()
+    assert "Liked thing" in client.get("/@maker/likes").content.decode()
+    assert client.get("/@maker/nonsense").status_code == 404
+
+
+def test_the_owner_sees_their_drafts_on_their_own_profile(browser, user):
+    from apps.things.tests.factories import ThingFactory
+
+    ThingFactory(creator=user, name="My draft", is_published=False, published_at=None)
+    assert "My draft" in browser.get(f"/@{user.username}").content.decode()
+
+
+def test_the_login_pages_sign_up_link_keeps_next(client):
+    target = "/login/oauth/authorize?client_id=abc&response_type=code"
+    html = client.get("/login/", {"next": target}).content.decode()
+    assert 'href="/signup/?next=/login/oauth/authorize%3Fclient_id%3Dabc%26response_type%3Dcode"' in html
+    signup = client.get("/signup/", {"next": target}).content.decode()
+    assert f'name="next" value="{target.replace("&", "&amp;")}"' in signup

@@ -80,3 +80,14 @@ def test_seed_demo_registers_the_approved_example_thing_app(db, s3):
     assert thing_app_is_listed(
         app_type=app.app_type, approval_state=app.approval_state, application_url=app.application_url
     )
+
+
+def test_seed_demo_gives_some_things_a_processed_model_once(db, s3):
+    from apps.uploads.models import ProcessingStatus, ThingFile
+
+    call_command("seed_demo")
+    call_command("seed_demo")
+    files = ThingFile.objects.filter(name__in=["shelf-bracket.stl", "calibration-cube.stl", "tool-holder.stl"])
+    assert files.count() == 3
+    assert all(f.status == ProcessingStatus.LIVE and f.threejs_key and f.thumbnail_key for f in files)
+    assert files.get(name="calibration-cube.stl").geometry["size_mm"] == {"x": 20.0, "y": 20.0, "z": 20.0}

@@ -75,10 +75,11 @@ def test_the_app_list_costs_one_query_however_many_apps(browser, user, app_count
         if n % 2:
             oauth_services.authorization_grant(application=app, user=user)
     thing = ThingFactory(tags=["a"])
-    # session + user; the Thing page's four (Thing, tags, ancestors, files); the apps with the consents.
-    with django_assert_num_queries(7):
+    # session + user; the Thing page's own (Thing, tags, derivatives, ancestors), its sections' (files,
+    # images, the user's collections, makes, comments) and the apps with the consents (issue 15).
+    with django_assert_num_queries(12):
         response = browser.get(f"/thing:{thing.pk}")
-    assert response.content.decode().count('class="thing-app-open"') == app_count
+    assert response.content.decode().count('thing-app-open"') == app_count
 
 
 # --- POST /thing-apps/launch ------------------------------------------------------------------------

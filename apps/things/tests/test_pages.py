@@ -41,9 +41,13 @@ def test_a_published_thing_shows_everything_a_visitor_needs(client):
         f'href="http://testserver/@{thing.creator.username}"',
         "#cable",
         "#Desk_Tidy",
-        "Household › Office Organization",
+        # issue 15: the category and its parent are links to their pages, and so are the tags.
+        '<a href="/browse/categories/household">Household</a> › '
+        '<a href="/browse/categories/office-organization">Office Organization</a>',
+        'href="/browse/tags/cable"',
+        'href="https://creativecommons.org/licenses/by-nc-sa/4.0/"',
         "/static/things/placeholder.png",
-        "<h2>Files</h2>",
+        '<h2 id="files-title"',
         "published <time",
     ):
         assert text in html, text
@@ -63,6 +67,18 @@ def test_the_page_is_the_things_url(api):
 def test_the_page_escapes_the_description(client):
     thing = ThingFactory(description="<script>alert(1)</script>")
     assert "<script>alert(1)" not in client.get(f"/thing:{thing.pk}").content.decode()
+
+
+def test_the_description_and_instructions_are_rendered_markdown_without_unsafe_html(client):
+    thing = ThingFactory(
+        description="A **test** thing\n\n- one\n- two\n\n[site](https://example.org) <img src=x onerror=alert(1)>",
+        instructions="| layer | infill |\n|---|---|\n| 0.2 | 20% |\n\n[bad](javascript:alert(1))",
+    )
+    html = client.get(f"/thing:{thing.pk}").content.decode()
+    assert "A <strong>test</strong> thing" in html and "<li>one</li>" in html
+    assert '<a href="https://example.org" rel="nofollow noopener">site</a>' in html
+    assert "<td>0.2</td>" in html
+    assert "onerror" not in html and "javascript:" not in html and "**test**" not in html
 
 
 def test_a_remix_links_its_published_ancestors(client):
@@ -117,7 +133,7 @@ def test_the_front_page_says_so_when_nothing_is_published(client):
 def test_the_thing_page_needs_a_constant_number_of_queries(client, slug, django_assert_num_queries):
     thing = ThingFactory(tags=["a", "b", "c"], category=category(slug) if slug else None)
     Remix.objects.create(derivative=thing, ancestor=ThingFactory())
-    # 1: the Thing with creator, category and its parent; 2: its tags; 3: its published ancestors;
-    # 4: its files.
-    with django_assert_num_queries(4):
+    # 1: the Thing with creator, category and its parent; 2: its tags; 3: its visible derivatives;
+    # 4: its visible ancestors; then the sections (issue 15): 5 files, 6 images, 7 makes, 8 comments.
+    with django_assert_num_queries(8):
         assert client.get(f"/thing:{thing.pk}").status_code == 200

@@ -9,7 +9,7 @@ import logging
 from functools import partial
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Case, F, IntegerField, Value, When
 
 from apps.core.enqueue import task_enqueue
 from apps.things.counters import thing_count_add, thing_lock
@@ -161,3 +161,16 @@ def file_download(*, file: ThingFile, user) -> str:
         thing_count_add(file.thing_id, "download_count", 1)
     return store.download_url(file.key, filename=file.name)
 
+
+def image_reorder(*, thing, image_ids: list[int]) -> None:
+    """Give the Thing's images the order of `image_ids` (ranks 0, 1, 2 …); images of `image_ids` that are
+    not this Thing's are ignored, and those missing from it keep their rank (the site sends them all)."""
+    with transaction.atomic():
+        # Serialised on the Thing's row, as featuring is: two reorders never interleave.
+        thing_lock(thing.pk)
+        ranks = {image_id: rank for rank, image_id in enumerate(dict.fromkeys(image_ids))}
+        if not ranks:
+            return
+        Image.objects.filter(thing_id=thing.pk, pk__in=ranks).update(
+            rank=Case(*[When(pk=pk, then=Value(rank)) for pk, rank in ranks.items()], output_field=IntegerField())
+        )

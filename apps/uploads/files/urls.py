@@ -2,7 +2,7 @@
 from django.urls import path
 
 from apps.core.routing import combine
-from apps.uploads.files import pages, views
+from apps.uploads.files import views
 
 thing = "things/<int:thing_id>"
 
@@ -13,8 +13,6 @@ urlpatterns: list = [
         combine(views.ThingFilesView, views.ThingFileUploadStartView).as_view(),
         name="thing-files",
     ),
-    # Site page route (session): the download links of the Thing page.
-    path("thing:<int:thing_id>/files/<int:file_id>/download", pages.file_download_page, name="file-download-page"),
     path(f"{thing}/files/<int:file_id>", views.ThingFileDetailView.as_view(), name="thing-file-detail"),
     path(f"{thing}/images", views.ThingImagesView.as_view(), name="thing-images"),
     path(f"{thing}/images/<int:image_id>", views.ThingImageDetailView.as_view(), name="thing-image-detail"),

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from apps.demo.services import demo_seed, object_store_ensure_bucket
+from apps.demo.services import demo_seed, demo_seed_models, object_store_ensure_bucket
 
 
 class Command(BaseCommand):
@@ -13,6 +13,8 @@ class Command(BaseCommand):
     def handle(self, *args, summary=None, **options):
         store_ok = object_store_ensure_bucket()
         result = demo_seed()
+        if store_ok:
+            demo_seed_models()  # outside demo_seed's transaction: it talks to the store
         base = settings.API_BASE_URL
         text = "\n".join(
             [

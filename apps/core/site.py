@@ -1,0 +1,101 @@
+"""Conventions of the site's pages (session login, CSRF), shared by every app's pages module.
+
+Pages act through the services directly, never through the REST API (which takes OAuth tokens only).
+A write is a POST form that works without JavaScript (it redirects back with a message); the site's
+scripts send the same POST with `Accept: application/json` and get JSON instead, so a like or an
+upload never reloads the page.
+"""
+
+import functools
+import json
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import redirect
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from apps.core.exceptions import DomainError
+from apps.core.views import json_error
+
+PAGE_SIZE = 24
+
+
+def wants_json(request) -> bool:
+    """The site's scripts ask for JSON; a plain form submission does not."""
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def safe_next(request, default: str) -> str:
+    """The POSTed (or queried) `next` when it stays on this site, else `default`."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return default
+
+
+def done(request, *, message: str = "", data: dict | None = None, next_url: str):
+    """A successful write: JSON for the site's scripts, else back to `next_url` with a message."""
+    if wants_json(request):
+        return JsonResponse({"ok": True, "message": message, **(data or {})})
+    if message:
+        messages.success(request, message)
+    return redirect(safe_next(request, next_url))
+
+
+def refused(request, exc: DomainError, *, next_url: str):
+    """A write the services refused (400/403/404/429 with its message): JSON, or back with the message."""
+    if wants_json(request):
+        body = {"ok": False, "error": exc.message, "type": exc.error_type}
+        if getattr(exc, "errors", None):
+            body["errors"] = exc.errors
+        return JsonResponse(body, status=exc.status_code)
+    messages.error(request, exc.message)
+    return redirect(safe_next(request, next_url))
+
+
+def login_required_page(view):
+    """login_required for pages the site's scripts call too: those get a JSON 401 rather than a
+    redirect to the login page (which fetch() would follow and read as HTML)."""
+
+    @functools.wraps(view)
+    def wrapped(request, *args, **kwargs):
+        if request.user.is_authenticated:
+            return view(request, *args, **kwargs)
+        if wants_json(request):
+            return json_error(401, "Unauthorized", "UNAUTHORIZED")
+        return redirect_to_login(request.get_full_path())
+
+    return wrapped
+
+
+def json_body(request) -> dict:
+    """A fetch() JSON object body, or the form fields; anything else is no fields."""
+    if request.content_type == "application/json":
+        try:
+            data = json.loads(request.body or b"{}")
+        except (ValueError, UnicodeDecodeError):
+            return {}
+        return data if isinstance(data, dict) else {}
+    return request.POST.dict()
+
+
+def paginate(request, object_list, *, per_page: int = PAGE_SIZE):
+    """One page of `object_list` (the `page` query parameter; a bad or too large one is the last page):
+    two queries for a queryset, its count and its slice."""
+    return Paginator(object_list, per_page).get_page(request.GET.get("page"))
+
+
+def no_content() -> HttpResponse:
+    return HttpResponse(status=204)
+
+
+def apply_errors(form: forms.Form, errors: dict | None) -> None:
+    """Show a service's ValidationFailed field errors on the form."""
+    for field, field_messages in (errors or {}).items():
+        for message in field_messages:
+            form.add_error(field if field in form.fields else None, message)

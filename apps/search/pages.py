@@ -1,0 +1,66 @@
+"""The site's search page, /find: Things, makers, collections or makes, with the category, license and
+sort filters and paging. The same registry and selectors as GET /search/{term}/ (spec §4.7), so the
+visibility rules and the result window are the API's (apps register their types: apps.search.registry).
+"""
+
+from django.shortcuts import render
+
+from apps.core.exceptions import ValidationFailed
+from apps.core.licenses import THING_LICENSE_CHOICES
+from apps.core.site import paginate
+from apps.search import registry, selectors
+from apps.search.serializers import SearchQueryInput
+from apps.things.selectors import category_slug_choices
+
+TERM_MAX_LENGTH = 200
+FILTERS = ("sort", "license", "category")
+SORT_LABELS = {
+    selectors.SORT_RELEVANT: "Best match",
+    selectors.SORT_NEWEST: "Newest",
+    selectors.SORT_POPULAR: "Popular",
+    selectors.SORT_LIKES: "Most liked",
+}
+
+
+def _params(search_type, query) -> tuple[selectors.SearchParams, str]:
+    """The validated filters of the query string, or the defaults and the reason they were refused."""
+    data = {name: query[name] for name in FILTERS if query.get(name, "").strip()}
+    serializer = SearchQueryInput(data=data)
+    try:
+        if not serializer.is_valid():
+            field, messages = next(iter(serializer.errors.items()))
+            raise ValidationFailed(f"{field}: {messages[0]}")
+        registry.search_type_check_params(search_type, serializer.validated_data)
+    except ValidationFailed as exc:
+        return selectors.SearchParams(), exc.message
+    return selectors.SearchParams.from_data(serializer.validated_data), ""
+
+
+def find(request):
+    """/find?q=&type=&category=&license=&sort=&page="""
+    query = request.GET
+    term = selectors.search_term_clean(query.get("q", ""))[:TERM_MAX_LENGTH]
+    types = registry.SEARCH_TYPES
+    search_type = types.get(query.get("type") or registry.DEFAULT_TYPE) or types[registry.DEFAULT_TYPE]
+    params, problem = _params(search_type, query)
+    results = search_type.search(term=term, viewer=request.user, params=params)
+    page = paginate(request, results)
+    items = list(page)
+    if search_type.page_prepare is not None:
+        items = search_type.page_prepare(items, viewer=request.user)
+    is_things = search_type.name == registry.DEFAULT_TYPE
+    context = {
+        "q": term,
+        "type": search_type,
+        "types": list(types.values()),
+        "page": page,
+        "items": items,
+        "problem": problem,
+        "sorts": [(name, SORT_LABELS.get(name, name)) for name in search_type.sorts],
+        "sort": params.sort if params.sort in search_type.sorts else search_type.sorts[0],
+        "license": params.license or "",
+        "category": params.category or "",
+        "licenses": THING_LICENSE_CHOICES if is_things else [],
+        "categories": category_slug_choices() if is_things else [],
+    }
+    return render(request, "search/find.html", context)
