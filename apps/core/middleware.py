@@ -1,7 +1,9 @@
 """Path conventions every request shares (docs/decisions.md: Requests). The API's own pipeline (token, rate
 limit, JSON-P) is the base view apps.core.views.ApiView."""
-from django.urls import is_valid_path
+from django.urls import Resolver404, is_valid_path, resolve
+from rest_framework.views import APIView
 
+from apps.core.authentication import token_from_request
 from apps.core.views import not_found
 
 
@@ -23,9 +25,22 @@ class OptionalTrailingSlashMiddleware:
             toggled = _toggle_trailing_slash(path)
             if toggled is None or not is_valid_path(toggled, urlconf):
                 return not_found(request)
+            # A call with a token is an API call: an API path with a bad id (`/groups/AAA/`) must not
+            # become a site page (`/groups/<slug>`); it is the API's 404. Browsers send no token.
+            if token_from_request(request) is not None and not _is_api_path(toggled, urlconf):
+                return not_found(request)
             request.path_info = toggled
             request.path = request.path.removesuffix(path) + toggled
         return self.get_response(request)
+
+
+def _is_api_path(path: str, urlconf) -> bool:
+    try:
+        match = resolve(path, urlconf)
+    except Resolver404:
+        return False
+    view_class = getattr(match.func, "cls", None)
+    return isinstance(view_class, type) and issubclass(view_class, APIView)
 
 
 def _toggle_trailing_slash(path: str) -> str | None:

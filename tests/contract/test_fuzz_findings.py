@@ -175,3 +175,14 @@ def test_a_positive_id_in_text_form_is_documented_without_zero_or_a_sign(api, do
         assert not re.search(text["pattern"], refused), refused
     response = api.post("/comments/", {"body": "Hi", "target_type": "thing", "target_id": "0"}, format="json")
     assert response.status_code == 400
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["get", "patch", "delete"])
+def test_an_api_call_with_a_bad_group_id_is_the_apis_404_not_the_groups_site_page(api, method):
+    # Was an HTML 404 (GET) and Django's HTML CSRF 403 (PATCH): the optional-slash middleware turned
+    # /groups/AAA/ into the site's group page /groups/<slug>. A call carrying a token stays in the API.
+    response = getattr(api, method)("/groups/AAA/")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["type"] == "NOT_FOUND" and response["X-Error"] == "Not Found"
