@@ -6,6 +6,7 @@ from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
 from apps.oauth import rules, selectors, services
+from apps.oauth.usage import application_use_note
 
 
 @contextmanager
@@ -26,6 +27,12 @@ class ThingyardOAuth2Validator(OAuth2Validator):
         if response_type == "token":
             return client.allows_grant_type(AbstractApplication.GRANT_IMPLICIT)
         return False
+
+    def authenticate_client(self, request, *args, **kwargs):
+        authenticated = super().authenticate_client(request, *args, **kwargs)
+        if authenticated and request.client is not None:
+            application_use_note(application=request.client)
+        return authenticated
 
     def validate_user(self, username, password, client, request, *args, **kwargs):
         # No password grant (spec §5: users go through a browser). Refusing before checking the

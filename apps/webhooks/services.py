@@ -125,7 +125,7 @@ def webhook_deliver(*, delivery_id: int) -> Delivery | None:
 
 
 def _attempt_record(
-    *, delivery: Delivery, url: str, started_at, result: http.SendResult, request_headers: dict
+    *, delivery: Delivery, url: str, started_at, result: http.SendResult, request_headers: dict | None = None
 ) -> dict | None:
     """Write the attempt and the row's next state; returns the fields written, None if the row moved on."""
     outcome = rules.attempt_outcome(result.status_code)
@@ -166,7 +166,7 @@ def _attempt_record(
             remote_address=result.address,
             status_code=result.status_code,
             response_excerpt=result.excerpt,
-            request_headers=request_headers,
+            request_headers=request_headers or {},
             response_headers=result.response_headers,
             error=error,
             error_detail=result.detail,
