@@ -43,8 +43,8 @@ def _causes(exc: BaseException):
     todo = [exc]
     while todo:
         current = todo.pop(0)
-        if current is None or id(current) in seen:
-            continue
+        if not isinstance(current, BaseException) or id(current) in seen:
+            continue  # None, or a `reason` that is only a string (ssl.SSLError has one)
         seen.add(id(current))
         yield current
         todo += [current.__cause__, current.__context__, getattr(current, "reason", None)]
