@@ -165,6 +165,12 @@ def test_the_app_page_never_overflows_with_a_long_secret_at_1280_and_390_px(
     # the secret was shown once: now hidden, and the read-only token too
     assert phone.locator("#client-secret").count() == 0
     assert phone.locator("#readonly-token-value").count() == 0
+    # a regenerated secret, shown once at 390 px, wraps inside its box
+    phone.once("dialog", lambda dialog: dialog.accept())
+    phone.get_by_role("button", name="Regenerate client secret").click()
+    phone.wait_for_selector("#client-secret")
+    assert phone.locator("#client-secret").inner_text().strip() != secret
+    _no_horizontal_overflow(phone)
     screenshot(phone, "portal-app-390", full_page=True)
 
 
@@ -194,6 +200,8 @@ def test_the_opened_delivery_log_fits_at_1280_and_390_px(signed_in, live_server,
         assert page.locator(f"#delivery-{delivery.pk} .delivery-error").is_visible()
         _no_horizontal_overflow(page)
         if viewport is PHONE:
+            page.locator(f"#delivery-{delivery.pk}").scroll_into_view_if_needed()
+            page.evaluate("() => document.getElementById('webhook-deliveries').scrollIntoView()")
             screenshot(page, "portal-delivery-log-390")
 
 
