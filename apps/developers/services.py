@@ -194,7 +194,7 @@ def application_logo_replace(*, application, upload) -> str:
     data = upload.read(rules.LOGO_MAX_BYTES + 1)
     image_format, width, height = _image_facts(data)
     reasons = rules.logo_blockers(size=len(data), image_format=image_format, width=width, height=height)
-    if reasons:
+    if reasons or image_format is None:
         raise ValidationFailed(errors={"logo": reasons})
     extension, content_type = rules.LOGO_FORMATS[image_format]
     key = f"app-logos/{application.pk}/{uuid.uuid4().hex}.{extension}"

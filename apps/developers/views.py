@@ -43,7 +43,8 @@ def _delivery_log_context(request, application) -> dict:
     deliveries = webhook_selectors.delivery_list_recent(application=application, **filters)
     for delivery in deliveries:
         # The body every attempt sent, indented for reading (the wire has it compact, keys sorted).
-        delivery.request_body = json.dumps(delivery.payload, indent=2, sort_keys=True, ensure_ascii=False)
+        body = json.dumps(delivery.payload, indent=2, sort_keys=True, ensure_ascii=False)
+        delivery.request_body = body  # type: ignore[attr-defined]  # for the template
     return {
         "filter_form": filter_form,
         "filters_active": bool(filters),

@@ -46,9 +46,9 @@ def scope_descriptions(scope: str) -> list[str]:
 
     An empty list is the default grant (docs/decisions.md: OAuth): every app gets DEFAULT_SCOPES.
     """
-    provider = settings.OAUTH2_PROVIDER
+    provider: dict = settings.OAUTH2_PROVIDER
     names = scope.split() or list(provider.get("DEFAULT_SCOPES", []))
-    described = provider.get("SCOPES", {})
+    described: dict = provider.get("SCOPES", {})
     return [described.get(name, name) for name in sorted(set(names))]
 
 

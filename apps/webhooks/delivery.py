@@ -40,7 +40,7 @@ RESPONSE_HEADER_VALUE_CHARS = 300
 def _causes(exc: BaseException):
     """`exc` and the exceptions it wraps (urllib3 wraps socket and ssl errors, sometimes as an arg)."""
     seen: set[int] = set()
-    todo = [exc]
+    todo: list[object] = [exc]
     while todo:
         current = todo.pop(0)
         if not isinstance(current, BaseException) or id(current) in seen:

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db
 
 def _deliver(app) -> Delivery:
     recorded = services.webhook_event_record(application=app, event="order_created", payload={"order": {"id": 7}})
-    return services.webhook_deliver(delivery_id=recorded.pk)
+    delivery = services.webhook_deliver(delivery_id=recorded.pk)
+    assert delivery is not None
+    return delivery
 
 
 def _closed_port() -> int:
