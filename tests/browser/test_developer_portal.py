@@ -235,3 +235,21 @@ def test_consent_names_the_app_and_the_redirect_host_and_revoking_asks_first(sig
     page.get_by_role("button", name="Revoke access").click()
     page.wait_for_url(re.compile(r"/account/apps$"))
     assert not AppAuthorization.objects.filter(user=user, application=app).exists()
+
+
+def test_the_other_portal_and_account_pages_fit_at_390_px(signed_in, live_server):
+    from apps.oauth import services as oauth_services
+
+    owner = UserFactory(username="everypage")
+    app = ApplicationFactory(user=owner, name="An Application With A Name Long Enough To Wrap Somewhere")
+    oauth_services.authorization_grant(application=app, user=owner, scope="read write")
+    page = signed_in(owner, viewport=PHONE)
+    for path in (
+        "/developers/apps/",
+        "/developers/apps/new",
+        f"/developers/apps/{app.pk}/delete",
+        "/account/apps",
+        f"/account/apps/{app.pk}/revoke",
+    ):
+        page.goto(live_server.url + path)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"], path
