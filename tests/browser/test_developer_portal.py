@@ -73,6 +73,18 @@ def endpoint(settings):
     found.stop()
 
 
+def _logo_png() -> bytes:
+    import io
+
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (96, 96), (10, 91, 181))
+    ImageDraw.Draw(image).ellipse([18, 18, 78, 78], fill=(232, 89, 12))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
 def _no_horizontal_overflow(page) -> None:
     width = page.evaluate("() => window.innerWidth")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
@@ -153,6 +165,13 @@ def test_the_app_page_never_overflows_with_a_long_secret_at_1280_and_390_px(
     screenshot(page, "portal-app-desktop", full_page=True)
 
     app_url = page.url
+    # A logo: uploaded from the page, then drawn from the object store in the header
+    page.set_input_files("#id_logo", files=[{"name": "logo.png", "mimeType": "image/png", "buffer": _logo_png()}])
+    page.get_by_role("button", name="Save logo").click()
+    page.wait_for_url(re.compile(r"#logo$"))
+    page.wait_for_function("() => { const img = document.querySelector('.app-head img.app-logo');"
+                           " return img && img.complete && img.naturalWidth === 96; }")
+
     # Issue the read-only token too: also shown once, in a box that wraps.
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Issue read-only token").click()
