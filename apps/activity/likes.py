@@ -26,20 +26,22 @@ class LikeTarget:
     count_add: Callable[[Iterable[int], int], object]  # move like_count of these items by delta
 
 
-def counted_like_add(target: LikeTarget, *, item, user) -> None:
-    """Like `item`; liking again is a no-op. Side effects: a `like` event for its creator, once."""
+def counted_like_add(target: LikeTarget, *, item, user) -> bool:
+    """Like `item`; liking again is a no-op (returns False). Side effects: a `like` event for its creator,
+    once."""
     with transaction.atomic():
         if not target.lock(item.pk):
             raise NotFound()  # deleted since the view read it
         likes = target.like_model._default_manager.filter(user=user, **{f"{target.field}_id": item.pk})
         if likes.exists():
-            return
+            return False
         target.like_model._default_manager.create(user=user, **{f"{target.field}_id": item.pk})
         target.count_add([item.pk], 1)
         event_record(
             recipient=item.creator, actor=user, kind=Event.Kind.LIKE, target_type=target.event_target_type,
             target_id=item.pk,
         )
+        return True
 
 
 def counted_like_remove(target: LikeTarget, *, item, user) -> None:
