@@ -99,8 +99,8 @@ EVENTS: tuple[EventSpec, ...] = (
                                        "added": "2026-11-25T11:00:00+00:00", "user": _USER}},
     ),
     EventSpec(
-        "thing_liked", THINGS, "Someone liked one of the user's Things (once per person: liking again "
-        "after an unlike is not a new event unless the like was removed in between).",
+        "thing_liked", THINGS, "Someone liked one of the user's Things (liking what one already likes sends "
+        "nothing).",
         _THING_PAYLOAD + " `user`: who liked it.", {"thing": _THING, "user": _USER},
     ),
     EventSpec(

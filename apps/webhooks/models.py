@@ -41,7 +41,7 @@ class Delivery(models.Model):
         verbose_name_plural = "webhook deliveries"
 
     def __str__(self) -> str:
-        return f"{self.event} delivery {self.message_id} ({self.get_status_display()})"
+        return f"{self.event} delivery #{self.pk} ({self.get_status_display()})"
 
 
 class Attempt(models.Model):
