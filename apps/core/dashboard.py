@@ -77,7 +77,7 @@ def hidden_recent(*, user, site=None, limit: int = RECENT_HIDDEN) -> list[Row]:
         for obj in hidden[:limit]:
             moderator = obj.hidden_by.get_username() if obj.hidden_by else "—"
             rows.append(Row(
-                label=f"{model._meta.verbose_name.capitalize()}: {obj}",
+                label=f"{str(model._meta.verbose_name).capitalize()}: {obj}",
                 url=_admin_change_url(obj) or "",
                 detail=f"{obj.hidden_reason} (hidden by {moderator})",
                 when=obj.hidden_at,

@@ -24,7 +24,6 @@ from apps.oauth.models import AppAuthorization
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 from apps.orders.tests.factories import OrderFactory
 from apps.thingcollections.tests.factories import CollectionFactory
-from apps.things.models import Category
 from apps.things.tests.factories import TagFactory, ThingFactory
 from apps.uploads.models import Upload
 from apps.uploads.tests.file_factories import ImageFactory, ThingFileFactory
@@ -106,7 +105,7 @@ def test_every_record_in_the_admin_is_named_by_what_it_is():
 
 
 def test_every_change_page_opens_and_names_its_record(superuser_client, world):
-    for model, model_admin in admin.site._registry.items():
+    for model in admin.site._registry:
         obj = model._default_manager.order_by("pk").first()
         assert obj is not None, f"the world fixture has no {_label(model)}"
         opts = model._meta
