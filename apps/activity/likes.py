@@ -24,11 +24,13 @@ class LikeTarget:
     lock: Callable[[int], bool]  # lock the item's row until commit; False when it is gone
     lock_many: Callable[[Iterable[int]], object]  # lock several items' rows, in id order
     count_add: Callable[[Iterable[int], int], object]  # move like_count of these items by delta
+    # Called as on_added(item, user) in the like's transaction after a new like (Things: the webhook event).
+    on_added: Callable[[object, object], None] | None = None
 
 
 def counted_like_add(target: LikeTarget, *, item, user) -> bool:
     """Like `item`; liking again is a no-op (returns False). Side effects: a `like` event for its creator,
-    once."""
+    once; `target.on_added(item, user)`."""
     with transaction.atomic():
         if not target.lock(item.pk):
             raise NotFound()  # deleted since the view read it
@@ -41,6 +43,8 @@ def counted_like_add(target: LikeTarget, *, item, user) -> bool:
             recipient=item.creator, actor=user, kind=Event.Kind.LIKE, target_type=target.event_target_type,
             target_id=item.pk,
         )
+        if target.on_added is not None:
+            target.on_added(item, user)
         return True
 
 

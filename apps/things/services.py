@@ -22,6 +22,7 @@ THING_LIKES = LikeTarget(
     lock=counters.thing_lock,
     lock_many=counters.things_lock,
     count_add=lambda thing_ids, delta: counters.thing_count_add(thing_ids, "like_count", delta),
+    on_added=lambda thing, user: thing_event(thing, "thing_liked", user=lambda: user_event_dict(user)),
 )
 
 FALLBACK_LICENSE = "cc-sa"
@@ -252,7 +253,8 @@ def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:
 
 
 def thing_like(*, user, thing: Thing) -> None:
-    """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once.
+    """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once;
+    a thing_liked webhook event (THING_LIKES.on_added).
 
     The Thing row is locked while the Like and `like_count` change, so the counter stays exact under
     concurrent likes and unlikes of the same Thing (apps.activity.likes).
@@ -260,9 +262,7 @@ def thing_like(*, user, thing: Thing) -> None:
     reasons = rules.thing_like_blockers(user, thing)
     if reasons:
         raise RuleViolation(reasons[0])
-    with transaction.atomic():
-        if counted_like_add(THING_LIKES, item=thing, user=user):
-            thing_event(thing, "thing_liked", user=lambda: user_event_dict(user))
+    counted_like_add(THING_LIKES, item=thing, user=user)
 
 
 def thing_unlike(*, user, thing: Thing) -> None:
