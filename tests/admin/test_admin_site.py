@@ -324,3 +324,38 @@ def test_a_hidden_thing_stays_gone_for_everyone_else(client, db):
     moderation_hide(obj=thing, reason="Stolen design", by=None)
     client.force_login(thing.creator)
     assert client.get(reverse("thing-page", args=[thing.pk])).status_code == 404
+
+
+# --- the actions no app's own tests cover ------------------------------------------------------
+
+
+def _run_action(client, model, action, pks):
+    opts = model._meta
+    return client.post(reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"),
+                       {"action": action, "_selected_action": pks})
+
+
+def test_moderators_feature_and_unfeature_collections(superuser_client, db):
+    collection = CollectionFactory()
+    assert _run_action(superuser_client, type(collection), "feature_collections", [collection.pk]).status_code == 302
+    collection.refresh_from_db()
+    assert collection.is_featured
+    _run_action(superuser_client, type(collection), "unfeature_collections", [collection.pk])
+    collection.refresh_from_db()
+    assert not collection.is_featured
+
+
+def test_moderators_revoke_access_and_refresh_tokens(superuser_client, db):
+    from oauth2_provider.models import get_access_token_model
+
+    app = ApplicationFactory()
+    user = UserFactory()
+    access = AccessTokenFactory(application=app, user=user)
+    other = AccessTokenFactory(application=app, user=user)
+    refresh = get_refresh_token_model().objects.create(user=user, application=app, token="r" * 32, access_token=other)
+    assert _run_action(superuser_client, get_access_token_model(), "revoke_tokens", [access.pk]).status_code == 302
+    assert not get_access_token_model().objects.filter(pk=access.pk).exists()
+    assert _run_action(superuser_client, type(refresh), "revoke_tokens", [refresh.pk]).status_code == 302
+    refresh.refresh_from_db()
+    assert refresh.revoked is not None
+    assert not get_access_token_model().objects.filter(pk=other.pk).exists()  # revoked with its refresh token
