@@ -23,6 +23,9 @@ class Delivery(models.Model):
     # Standard Webhooks `webhook-id`: the same across every retry and redelivery of this event.
     message_id = models.CharField(max_length=64, unique=True)
     payload = models.JSONField()
+    # An event about users' content (catalog.USER_EVENTS): the users whose consent let it through. It is
+    # sent only while one of them still authorizes the app (revoking stops what is still pending).
+    subject_user_ids = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     attempt_count = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)

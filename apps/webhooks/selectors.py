@@ -6,6 +6,7 @@ from django.db.models import Prefetch
 from oauth2_provider.models import get_application_model
 
 from apps.core.exceptions import NotFound
+from apps.oauth.models import AppAuthorization
 from apps.webhooks import rules
 from apps.webhooks.models import Attempt, Delivery, EventSelection
 
@@ -37,6 +38,11 @@ def application_events(*, application) -> frozenset[str]:
     except EventSelection.DoesNotExist:
         return rules.events_chosen(None)
     return rules.events_chosen(selection.events)
+
+
+def application_is_authorized_by_any(*, application, user_ids) -> bool:
+    """Whether one of `user_ids` still authorizes `application` (its consent has not been revoked)."""
+    return AppAuthorization.objects.filter(application=application, user_id__in=list(user_ids)).exists()
 
 
 def application_list_subscribed(*, user_ids: Iterable[int], event: str) -> list:

@@ -43,7 +43,7 @@ def _enqueue_on_commit(delivery_id: int, *, countdown: float | None = None) -> N
     transaction.on_commit(lambda: _enqueue(delivery_id, countdown=countdown))
 
 
-def webhook_event_record(*, application, event: str, payload: dict):
+def webhook_event_record(*, application, event: str, payload: dict, subject_user_ids=()):
     """Write the outbox row for `event` (inside the caller's transaction) and enqueue it on commit.
 
     The body is `{"event": event, **payload}` (ping: `{"event": "ping"}`). Returns the Delivery, or None
@@ -63,6 +63,7 @@ def webhook_event_record(*, application, event: str, payload: dict):
         event=event,
         message_id=f"msg_{uuid.uuid4().hex}",
         payload=body,
+        subject_user_ids=list(subject_user_ids),
         status=Delivery.Status.CANCELLED if blocked else Delivery.Status.PENDING,
         next_attempt_at=None if blocked else timezone.now(),
         last_error=blocked[0] if blocked else "",
@@ -86,9 +87,10 @@ def webhook_user_event_record(*, user_ids, event: str, payload: Callable[[], dic
     if not applications:
         return []
     body = payload()
+    subjects = [uid for uid in dict.fromkeys(user_ids) if uid is not None]
     deliveries = []
     for application in applications:
-        delivery = webhook_event_record(application=application, event=event, payload=body)
+        delivery = webhook_event_record(application=application, event=event, payload=body, subject_user_ids=subjects)
         if delivery is not None:
             deliveries.append(delivery)
     return deliveries
@@ -135,6 +137,10 @@ def webhook_deliver(*, delivery_id: int) -> Delivery | None:
     delivery = Delivery.objects.select_related("application").get(pk=delivery_id)
     application = delivery.application
     blocked = rules.endpoint_send_blockers(application)
+    if not blocked and delivery.subject_user_ids and not selectors.application_is_authorized_by_any(
+        application=application, user_ids=delivery.subject_user_ids
+    ):
+        blocked = ["The user revoked the application: the event is not sent."]
     if blocked:
         _still_ours(delivery).update(
             status=Delivery.Status.CANCELLED, claimed_at=None, next_attempt_at=None, last_error=blocked[0]
