@@ -142,9 +142,9 @@ def comment_reply(*, user, comment: Comment, body: str) -> Comment:
                 target_id=reply.pk,
             )
         if reply.thing_id is not None:
-            thing = Thing.objects.select_related("creator").filter(pk=reply.thing_id).first()
-            if thing is not None:
-                _thing_commented(thing, reply)
+            # The selectors load a comment with its Thing (comment_get_for_viewer): no query here then.
+            thing = comment.thing if comment.thing_id == reply.thing_id else Thing.objects.get(pk=reply.thing_id)
+            _thing_commented(thing, reply)
     return reply
 
 
