@@ -8,6 +8,7 @@ order, the order every caller takes.
 """
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import models, transaction
 
@@ -25,7 +26,7 @@ class LikeTarget:
     lock_many: Callable[[Iterable[int]], object]  # lock several items' rows, in id order
     count_add: Callable[[Iterable[int], int], object]  # move like_count of these items by delta
     # Called as on_added(item, user) in the like's transaction after a new like (Things: the webhook event).
-    on_added: Callable[[object, object], None] | None = None
+    on_added: Callable[[Any, Any], None] | None = None
 
 
 def counted_like_add(target: LikeTarget, *, item, user) -> bool:
