@@ -3,6 +3,7 @@ from django import forms
 from oauth2_provider.models import get_application_model
 
 from apps.developers import rules
+from apps.webhooks import catalog as webhook_catalog
 
 Application = get_application_model()
 
@@ -118,3 +119,13 @@ class DeliveryFilterForm(forms.Form):
         if not self.is_valid():
             return {}
         return {key: value for key, value in self.cleaned_data.items() if value}
+
+
+class WebhookEventsForm(forms.Form):
+    """The webhook events an app receives (apps/webhooks/catalog.py): templates/developers/_webhook_events.html."""
+
+    events = forms.MultipleChoiceField(
+        choices=[(spec.name, spec.name) for spec in webhook_catalog.EVENTS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
