@@ -318,8 +318,9 @@ def test_the_app_page_costs_the_same_queries_for_1_and_20_deliveries(
     for _ in range(count):
         delivery = _delivery(hooked)
         Attempt.objects.create(delivery=delivery, number=1, url=hooked.webhook_url, started_at=timezone.now())
-    # 1 session, 2 user, 3 the app, 4 user count, 5 deliveries, 6 attempts, 7 event names, 8 read-only token
-    with django_assert_num_queries(8):
+    # 1 session, 2 user, 3 the app, 4 user count, 5 deliveries, 6 attempts, 7 event names, 8 read-only token,
+    # 9 the webhook event selection
+    with django_assert_num_queries(9):
         assert owner_client.get(_detail(hooked)).status_code == 200
 
 
