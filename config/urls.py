@@ -1,7 +1,7 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 
-from apps.core.views import OpenApiView, SwaggerUiView
+from apps.core.views import OpenApiView, SwaggerUiView, swagger_oauth2_redirect
 from apps.core.routing import path_aliases
 from config.health import healthz
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("openapi.json", OpenApiView.as_view(), name="openapi-schema"),
     path("docs/", SwaggerUiView.as_view(url_name="openapi-schema"), name="api-docs"),
+    re_path(r"^docs/(?P<name>oauth2-redirect\.(?:html|js))$", swagger_oauth2_redirect, name="api-docs-oauth2"),
     path("", include("apps.oauth.urls")),
     path("", include("apps.developers.urls")),
     path("", include("apps.accounts.urls")),

@@ -66,7 +66,6 @@ INSTALLED_APPS = [
     "rest_framework",
     "corsheaders",
     "drf_spectacular",
-    "drf_spectacular_sidecar",
     "storages",
     "apps.core",
     "apps.activity",
@@ -151,6 +150,20 @@ NODE_MODULES_DIR = BASE_DIR / "node_modules"
 NODE_STATIC_FILES = [
     ("vendor/three", "three/build", ["three.module.js", "three.core.js"]),
     ("vendor/three/addons/controls", "three/examples/jsm/controls", ["OrbitControls.js"]),
+    # Swagger UI at /docs/; the two oauth2-redirect files are also served as /docs/oauth2-redirect.html
+    # (apps/core/views.py), the callback URL Swagger's "Authorize" sends users back to.
+    (
+        "vendor/swagger-ui",
+        "swagger-ui-dist",
+        [
+            "swagger-ui.css",
+            "swagger-ui-bundle.js",
+            "swagger-ui-standalone-preset.js",
+            "favicon-32x32.png",
+            "oauth2-redirect.html",
+            "oauth2-redirect.js",
+        ],
+    ),
 ]
 # Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise.
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
@@ -219,18 +232,33 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    # Swagger UI from the npm package (NODE_STATIC_FILES); "Authorize" runs the authorization-code flow
+    # with PKCE against an app the developer registered (apps/core/views.py SwaggerUiView).
+    "SWAGGER_UI_DIST": STATIC_URL + "vendor/swagger-ui",
+    "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "vendor/swagger-ui/favicon-32x32.png",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "persistAuthorization": False, "tryItOutEnabled": False},
+    "SWAGGER_UI_OAUTH2_CONFIG": {"appName": "Thingyard API", "usePkceWithAuthorizationCodeGrant": True},
+    # The OAuth flow's URLs are made absolute ({auth_url}) when the document is generated.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.core.schema.oauth_flow_urls_absolute",
+    ],
     "COMPONENT_SPLIT_REQUEST": True,
     "APPEND_COMPONENTS": {
         "securitySchemes": {
             "oauth2": {
                 "type": "oauth2",
+                "description": (
+                    "The authorization-code flow (PKCE S256 is accepted from every app, required from "
+                    "public ones). To try the API here, register an app in the developer portal with the "
+                    "callback URL `<this site>/docs/oauth2-redirect.html`, press Authorize and enter its "
+                    "client id (and, for a confidential app, its secret)."
+                ),
                 "flows": {
                     "authorizationCode": {
                         "authorizationUrl": "/login/oauth/authorize",
                         "tokenUrl": "/login/oauth/access_token",
+                        "refreshUrl": "/login/oauth/access_token",
                         "scopes": {},
                     }
                 },
