@@ -13,6 +13,7 @@ from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpResponse
 from django.template.loader import render_to_string
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from rest_framework.views import APIView
 
@@ -88,11 +89,17 @@ class SwaggerUiView(ApiView, SpectacularSwaggerView):
     URL is what a developer registers as their app's callback URL.
     """
 
+    @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):
         response = super().get(request, *args, **kwargs)
         ui_settings = json.loads(response.data["settings"])
         ui_settings["oauth2RedirectUrl"] = request.build_absolute_uri(SWAGGER_OAUTH2_REDIRECT_PATH)
         response.data["settings"] = json.dumps(ui_settings, indent=2)
+        # drf-spectacular relaxes the opener policy to `unsafe-none` here; the consent page and the
+        # redirect page keep Django's `same-origin`, and a popup whose policy differs from its opener's
+        # loses `window.opener`, so the redirect page could never hand the code back. Same policy on all
+        # three (one origin): the popup stays connected and the page keeps the stricter policy.
+        response["Cross-Origin-Opener-Policy"] = "same-origin"
         return response
 
 

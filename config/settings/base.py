@@ -236,7 +236,8 @@ SPECTACULAR_SETTINGS = {
     # with PKCE against an app the developer registered (apps/core/views.py SwaggerUiView).
     "SWAGGER_UI_DIST": STATIC_URL + "vendor/swagger-ui",
     "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "vendor/swagger-ui/favicon-32x32.png",
-    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "persistAuthorization": False, "tryItOutEnabled": False},
+    # Swagger UI renders only the operations in view: `filter` finds one by tag without scrolling.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "filter": True, "persistAuthorization": False},
     "SWAGGER_UI_OAUTH2_CONFIG": {"appName": "Thingyard API", "usePkceWithAuthorizationCodeGrant": True},
     # The OAuth flow's URLs are made absolute ({auth_url}) when the document is generated.
     "POSTPROCESSING_HOOKS": [
