@@ -147,6 +147,8 @@ def _render(name: str) -> str:
     parts = re.split(r"(<a\b.*?</a>|<pre\b.*?</pre>|<code>.*?</code>)", html, flags=re.S)
     for index in range(0, len(parts), 2):
         parts[index] = _SECTION_REF.sub(lambda match: _section_link(match.group(1)), parts[index])
+        # "(reliability.md)" once its link to an unpublished file is unwrapped: nothing left to follow.
+        parts[index] = re.sub(r" \([a-z0-9-]+\.md\)", "", parts[index])
     return "".join(parts)
 
 
