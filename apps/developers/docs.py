@@ -169,12 +169,10 @@ def _resolve_link(name: str, match: re.Match) -> str:
     if target is None:  # another site, an absolute path on this one
         return f'<a href="{href}">{text}</a>'
     filename, anchor = target.group(1), target.group(2)
-    if filename is None:  # within the page
-        target_name = name
-    else:
-        target_name = _published_name(filename, anchor)
-        if target_name is None:
-            return text
+    # Within the page, or another published page.
+    target_name = name if filename is None else _published_name(filename, anchor)
+    if target_name is None:
+        return text
     if anchor and anchor not in _anchors(target_name):
         return text
     if text == filename:  # a link named by its file reads as the page's title
