@@ -24,6 +24,8 @@ only declares its own success body:
 JSON-P (`callback`) applies to every GET and is described once, in the document's description
 (SPECTACULAR_SETTINGS), rather than on each operation: its answer is JavaScript, not the documented JSON.
 """
+import copy
+
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
@@ -346,7 +348,11 @@ def oauth_flow_urls_absolute(result, generator, request, public):
     another host than the API."""
     auth_base = settings.AUTH_BASE_URL.rstrip("/")
     schemes = result.get("components", {}).get("securitySchemes", {})
-    for flow in schemes.get("oauth2", {}).get("flows", {}).values():
+    if "oauth2" not in schemes:
+        return result
+    # A copy: the scheme is SPECTACULAR_SETTINGS' own dict, which must keep its relative paths.
+    schemes["oauth2"] = oauth2 = copy.deepcopy(schemes["oauth2"])
+    for flow in oauth2.get("flows", {}).values():
         for key in ("authorizationUrl", "tokenUrl", "refreshUrl"):
             if flow.get(key, "").startswith("/"):
                 flow[key] = auth_base + flow[key]

@@ -12,6 +12,7 @@ from functools import cache
 from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpResponse
+from django.views.decorators.http import require_safe
 from django.template.loader import render_to_string
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
@@ -125,6 +126,7 @@ def _swagger_file(name: str) -> bytes:
         return handle.read()
 
 
+@require_safe
 def swagger_oauth2_redirect(request, name: str):
     """GET /docs/oauth2-redirect.html (and its .js): Swagger UI's OAuth callback page."""
     if name not in _SWAGGER_REDIRECT_FILES:

@@ -24,6 +24,7 @@ from django.http import Http404
 from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_safe
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,7 @@ def _published_name(filename: str, anchor: str | None) -> str | None:
     return None
 
 
+@require_safe
 def hub(request):
     """GET /developers/: the developer hub's landing page."""
     context = {
@@ -199,11 +201,13 @@ def hub(request):
     return render(request, "developers/hub.html", context)
 
 
+@require_safe
 def docs_index(request):
     """GET /developers/docs/: every guide and reference page."""
     return render(request, "developers/docs_index.html", {"pages": PAGES})
 
 
+@require_safe
 def docs_page(request, page: str):
     if page not in PAGES:
         raise Http404

@@ -35,6 +35,7 @@ def test_swagger_ui_runs_the_code_flow_with_pkce_back_to_the_redirect_page(setti
 
 
 def test_the_oauth2_scheme_points_at_the_provider_under_auth_url(settings):
+    Client().get("/openapi.json")  # an earlier document, under another {auth_url}, changes nothing
     settings.AUTH_BASE_URL = "https://auth.example.test"
     schema = Client().get("/openapi.json").json()
     flow = schema["components"]["securitySchemes"]["oauth2"]["flows"]["authorizationCode"]
