@@ -19,6 +19,12 @@ def _grant_gone_is_invalid_grant(request):
 class ThingyardOAuth2Validator(OAuth2Validator):
     """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay."""
 
+    def _load_application(self, client_id, request):
+        # docs/security.md (finding 3): a NUL in a client id (Basic auth included) never reaches the driver.
+        if not isinstance(client_id, str) or "\x00" in client_id:
+            return None
+        return super()._load_application(client_id, request)
+
     def validate_response_type(self, client_id, response_type, client, request, *args, **kwargs):
         # spec §5: `code` (default) or `token`; implicit only for Web and Thing apps (model rule).
         if response_type == "code":
