@@ -256,6 +256,11 @@ OAUTH2_PROVIDER = {
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 600,
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(timedelta(days=365).total_seconds()),
     "ROTATE_REFRESH_TOKEN": True,
+    # RFC 9700 §4.14.2 (docs/security.md, issue 14 finding 6): a rotated-out refresh token presented again
+    # means it leaked; every access and refresh token of its family (all descended from the same code) is
+    # revoked, for public and confidential clients alike. No grace period: a retry needs the new token.
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
     # Public clients must use PKCE; ThingyardOAuth2Validator.is_pkce_required decides per client.
     "PKCE_REQUIRED": False,
     "SCOPES": {"read": "Read your data", "write": "Change your data"},
