@@ -9,6 +9,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -26,6 +27,7 @@ from apps.core.api import auth_url
 from apps.core.views import json_error
 from apps.oauth import rules, selectors, services
 from apps.oauth.backends import MalformedBody, request_params
+from apps.oauth.forms import ThrottledAuthenticationForm
 from apps.oauth.services import ApplicationUserLimitReached
 
 # RFC 6749 §5.1 member order: clients parse `access_token=…&token_type=bearer` first (compat).
@@ -305,3 +307,20 @@ class AuthorizedAppRevokeView(LoginRequiredMixin, View):
         services.authorization_revoke(user=request.user, application=authorization.application)
         messages.success(request, f"Access for “{authorization.application.name}” has been revoked.")
         return redirect("oauth:authorized-apps")
+
+
+class LoginView(auth_views.LoginView):
+    """GET/POST /login/: Django's log-in page with the failed-login throttle (docs/security.md, finding 7).
+
+    A refused attempt while the account or the address is locked answers 429 with Retry-After and says
+    so on the page.
+    """
+
+    authentication_form = ThrottledAuthenticationForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.throttled_seconds:
+            response.status_code = 429
+            response["Retry-After"] = str(form.throttled_seconds)
+        return response
