@@ -254,6 +254,8 @@ def upload_verify(*, upload_id: int) -> str:
         if exc.error_type == rules.UPLOAD_MISSING:
             return "waiting"
         return "expired" if exc.error_type == rules.UPLOAD_EXPIRED else "failed"
+    except store.StoreError:
+        raise  # for the task's retry with backoff (a StoreError is a DomainError too: the 503 of requests)
     except DomainError:  # the target was deleted: the upload is failed now
         return "failed"
     return "finalized"
