@@ -148,6 +148,29 @@ def head(key: str) -> ObjectInfo | None:
     )
 
 
+class ObjectChanged(Exception):
+    """The object is no longer the one that was checked (its ETag changed)."""
+
+
+def copy(source: str, destination: str, *, if_match: str) -> None:
+    """Server-side copy of `source` to `destination`, only if `source` still has the ETag `if_match`
+    (the object that was checked); ObjectChanged otherwise, or when `source` is gone."""
+    try:
+        _call(
+            client().copy_object,
+            Key=destination,
+            CopySource={"Bucket": settings.S3_BUCKET, "Key": source},
+            CopySourceIfMatch=f'"{if_match}"',
+            MetadataDirective="COPY",
+        )
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code")
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        if code in {"PreconditionFailed", *_NOT_FOUND_CODES} or status in (404, 412):
+            raise ObjectChanged(source) from exc
+        raise
+
+
 def delete(key: str) -> None:
     """Remove the object; a missing one is fine (S3 DELETE is idempotent)."""
     if key:
