@@ -124,7 +124,7 @@ def application_secret_upgrade(*, application, secret: str) -> bool:
         return False
     if not check_password(secret, stored):  # the presented secret, not another one that was checked
         return False
-    hashed = make_password(secret, hasher=settings.OAUTH2_PROVIDER["CLIENT_SECRET_HASHER"])
+    hashed = make_password(secret, hasher=str(settings.OAUTH2_PROVIDER["CLIENT_SECRET_HASHER"]))
     # A conditional UPDATE: a secret reset in the meantime is never overwritten by the old one.
     updated = get_application_model().objects.filter(pk=application.pk, client_secret=stored).update(
         client_secret=hashed

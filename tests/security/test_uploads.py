@@ -157,7 +157,7 @@ def _post_form(descriptor, data: bytes) -> None:
     """POST the bytes with the descriptor's signed form, as a browser does (fields in order, file last)."""
     import requests
 
-    parts = [(name, (None, value)) for name, value in descriptor["fields"].items()]
+    parts: list[tuple] = [(name, (None, value)) for name, value in descriptor["fields"].items()]
     parts.append(("file", ("part.stl", data, descriptor["fields"]["Content-Type"])))
     response = requests.post(descriptor["action"], files=parts, allow_redirects=False, timeout=10)
     assert response.status_code in (200, 201, 204, 303), response.content[:300]
