@@ -14,6 +14,7 @@ from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_safe
 from django.template.loader import render_to_string
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from rest_framework.views import APIView
@@ -35,6 +36,9 @@ class ApiView(APIView):
     4. The handler. On the way out, a success takes the status the wire carries (apps.core.statuses:
        200 for any 2xx but 202), every answer after authentication, errors included, carries the
        rate-limit headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
+    5. Every answer is `Cache-Control: private, no-store` with `Vary: Authorization` (RFC 6750 §5.3): a
+       body may hold the caller's own data (`/users/me` has the e-mail address), and a token in the
+       query string must not make a shared cache keep it (docs/security.md, issue 14 finding 10).
     """
 
     rate_limit: RateLimitState | None = None
@@ -75,6 +79,9 @@ class ApiView(APIView):
                 response[name] = value
         if self.jsonp_callback is not None:
             jsonp_wrap(response, self.jsonp_callback)
+        if not response.has_header("Cache-Control"):
+            response["Cache-Control"] = "private, no-store"
+        patch_vary_headers(response, ("Authorization",))
         return response
 
 

@@ -14,6 +14,12 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 # --- values read from the environment -------------------------------------------------------------
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-insecure-change-me-" + "x" * 32)
+# The key of client secrets' HMAC (apps.oauth.hashers); empty: derived from SECRET_KEY. Changing it (or,
+# when empty, SECRET_KEY) invalidates every stored client secret.
+CLIENT_SECRET_HMAC_KEY = env.str("CLIENT_SECRET_HMAC_KEY", default="")
+# Failed-credential throttling (apps.core.throttle) counts per address: behind a reverse proxy that
+# appends the client's address to X-Forwarded-For, set this so the proxy's own address is not counted.
+THROTTLE_TRUST_X_FORWARDED_FOR = env.bool("THROTTLE_TRUST_X_FORWARDED_FOR", default=False)
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
@@ -90,6 +96,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
+    "apps.core.middleware.RejectNulMiddleware",
     "apps.core.middleware.OptionalTrailingSlashMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -127,6 +134,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Django's password hashers, then the client-secret hasher (docs/security.md: never used for passwords,
+# being last; registered so DOT can identify client-secret hashes).
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+    "apps.oauth.hashers.ClientSecretHasher",
+]
+# Every password check goes through the failed-login throttle (docs/security.md, issue 14 finding 7).
+AUTHENTICATION_BACKENDS = ["apps.oauth.auth_backends.ThrottledModelBackend"]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/account/"
 LOGOUT_REDIRECT_URL = "/login/"
@@ -280,10 +299,17 @@ OAUTH2_PROVIDER = {
     "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",
     "ACCESS_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
     "REFRESH_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
+    # docs/security.md (issue 14 finding 1): a fast keyed hash, not PBKDF2 (apps.oauth.hashers).
+    "CLIENT_SECRET_HASHER": "thingyard_client_hmac_sha256",
     "ACCESS_TOKEN_EXPIRE_SECONDS": int(timedelta(days=30).total_seconds()),
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 600,
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(timedelta(days=365).total_seconds()),
     "ROTATE_REFRESH_TOKEN": True,
+    # RFC 9700 §4.14.2 (docs/security.md, issue 14 finding 6): a rotated-out refresh token presented again
+    # means it leaked; every access and refresh token of its family (all descended from the same code) is
+    # revoked, for public and confidential clients alike. No grace period: a retry needs the new token.
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
     # Public clients must use PKCE; ThingyardOAuth2Validator.is_pkce_required decides per client.
     "PKCE_REQUIRED": False,
     "SCOPES": {"read": "Read your data", "write": "Change your data"},
