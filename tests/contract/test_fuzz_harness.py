@@ -143,3 +143,20 @@ def test_the_coverage_report_tells_an_empty_segment_from_a_parameter(document):
     assert reached == 3  # the download's 302 is its success
     assert total == len(statuses) - 1
     assert "ok   GET /files/{file_id}/download" in table
+
+
+def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, document, tmp_path, monkeypatch):
+    monkeypatch.setattr(fuzz, "OUT", tmp_path)
+    args = fuzz._parse_args([])
+    assert [name for name, _, _ in fuzz._runs(args)] == ["default", "negative"]
+    assert [name for name, _, _ in fuzz._runs(fuzz._parse_args(["--no-negative"]))] == ["default"]
+    config = fuzz._write_config(seeded, document, negative=True, suffix="-negative")
+    assert config.name == "schemathesis-negative.toml"
+    assert not SchemathesisConfig.from_path(config).projects.default.generation.allow_extra_parameters
+    assert SchemathesisConfig.from_path(fuzz._write_config(seeded, document)).projects.default.generation \
+        .allow_extra_parameters
+    command = fuzz._schemathesis_command(args, "http://x", "t", config, mode="negative",
+                                         seed=args.negative_seed, suffix="-negative")
+    assert command[command.index("--mode") + 1] == "negative"
+    assert command[command.index("--seed") + 1] == str(fuzz.NEGATIVE_SEED) != str(fuzz.SEED)
+    assert command[command.index("--report-junit-path") + 1] == str(tmp_path / "junit-negative.xml")
