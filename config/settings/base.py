@@ -42,8 +42,8 @@ UPLOADS_IMAGE_MAX_PIXELS = env.int("UPLOADS_IMAGE_MAX_PIXELS", default=50_000_00
 UPLOADS_STL_MAX_TRIANGLES = env.int("UPLOADS_STL_MAX_TRIANGLES", default=5_000_000)
 # Worker time per file or image processing task (docs/reliability.md: finding 8). At the soft limit the
 # file fails as too complex; the hard limit (soft + grace) kills a run that ignored it, and fails it too.
-PROCESSING_TIME_LIMIT_SECONDS = env.int("PROCESSING_TIME_LIMIT_SECONDS", default=60)
-PROCESSING_HARD_TIME_LIMIT_SECONDS = env.int(
+PROCESSING_TIME_LIMIT_SECONDS = env.float("PROCESSING_TIME_LIMIT_SECONDS", default=60.0)
+PROCESSING_HARD_TIME_LIMIT_SECONDS = env.float(
     "PROCESSING_HARD_TIME_LIMIT_SECONDS", default=PROCESSING_TIME_LIMIT_SECONDS + 15
 )
 EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")

@@ -33,7 +33,18 @@ LIMITS = {
 
 class ProcessingRequest(Request):
     """A processing task's request in the worker's parent process: a run killed at the hard time limit
-    cannot mark its own row, so the parent does (the message is acknowledged: not run again)."""
+    cannot mark its own row, so the parent does (the message is acknowledged: not run again).
+
+    The time limits are the worker's settings, not the ones the publishing process wrote into the
+    message: the worker is what the limit protects, and a web process on older settings must not lift it."""
+
+    @property
+    def time_limits(self):
+        return (self.task.time_limit, self.task.soft_time_limit)
+
+    @time_limits.setter
+    def time_limits(self, value):
+        pass  # the message's (the publisher's) limits: see the class docstring
 
     def on_timeout(self, soft, timeout):
         super().on_timeout(soft, timeout)
