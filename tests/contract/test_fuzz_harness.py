@@ -152,6 +152,7 @@ def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, docu
     assert [name for name, _, _ in fuzz._runs(fuzz._parse_args(["--no-negative"]))] == ["default"]
     config = fuzz._write_config(seeded, document, negative=True, suffix="-negative")
     assert config.name == "schemathesis-negative.toml"
+    assert "[[operations]]" not in config.read_text()  # nothing fixed: every parameter can be broken
     assert not SchemathesisConfig.from_path(config).projects.default.generation.allow_extra_parameters
     assert SchemathesisConfig.from_path(fuzz._write_config(seeded, document)).projects.default.generation \
         .allow_extra_parameters
