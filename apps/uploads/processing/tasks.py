@@ -11,6 +11,7 @@ native code) is killed at the hard limit by the worker's parent process, which f
 (ProcessingRequest). The tasks run on the `processing` queue (settings: CELERY_TASK_ROUTES).
 """
 import logging
+import time
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -59,22 +60,29 @@ class ProcessingRequest(Request):
             connection.close()  # the parent forks pool children: it keeps no database connection open
 
 
+def _run_within_limit(task, service, kind: str, record_id: int) -> str:
+    """Run the service; past the soft time limit, fail the row as too complex. A store or database call
+    that the limit interrupted surfaces as that call's error (botocore wraps whatever a request raised),
+    which must not retry: the same file would take as long again."""
+    started = time.monotonic()
+    try:
+        return service(record_id)
+    except SoftTimeLimitExceeded:
+        pass
+    except (StoreError, *DATABASE_OUTAGE):
+        if not task.soft_time_limit or time.monotonic() - started < task.soft_time_limit:
+            raise  # a real outage: retried with backoff
+    return services.processing_time_out(kind=kind, record_id=record_id, seconds=task.soft_time_limit)
+
+
 @shared_task(bind=True, Request=ProcessingRequest, **RETRY, **LIMITS)
 def file_process(self, file_id: int) -> str:
-    try:
-        return services.file_process(file_id=file_id)
-    except SoftTimeLimitExceeded:
-        return services.processing_time_out(kind="file_process", record_id=file_id,
-                                            seconds=self.soft_time_limit)
+    return _run_within_limit(self, lambda pk: services.file_process(file_id=pk), "file_process", file_id)
 
 
 @shared_task(bind=True, Request=ProcessingRequest, **RETRY, **LIMITS)
 def image_process(self, image_id: int) -> str:
-    try:
-        return services.image_process(image_id=image_id)
-    except SoftTimeLimitExceeded:
-        return services.processing_time_out(kind="image_process", record_id=image_id,
-                                            seconds=self.soft_time_limit)
+    return _run_within_limit(self, lambda pk: services.image_process(image_id=pk), "image_process", image_id)
 
 
 @shared_task(**retry_policy(*DATABASE_OUTAGE, backoff=5))

@@ -324,3 +324,26 @@ def test_the_tasks_have_a_time_limit_and_run_on_the_processing_queue(task, setti
     )
     assert 0 < task.soft_time_limit < task.time_limit < settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
     assert app.amqp.router.route({}, task.name)["queue"].name == "processing"
+
+
+def test_a_store_call_interrupted_by_the_time_limit_fails_the_file_instead_of_retrying(
+    thing_file, settings, monkeypatch
+):
+    """The soft time limit can strike inside a store request, which botocore reports as the request's own
+    error (a StoreError here): past the limit that is the limit, not an outage to retry."""
+    from celery.exceptions import Retry
+
+    file = thing_file(binary_stl(cube_triangles()))
+    settings.S3_ENDPOINT_URL = "http://127.0.0.1:1"  # the store fails every call (nothing listens there)
+    # Within the limit: an outage, retried.
+    with pytest.raises(Retry):
+        tasks.file_process.apply((file.pk,))
+    file.refresh_from_db()
+    assert file.status == ProcessingStatus.PROCESSING
+    # Past it (a limit of a microsecond has passed by the time the call fails): failed, not retried.
+    monkeypatch.setattr(tasks.file_process, "soft_time_limit", 1e-6)
+    assert tasks.file_process.apply((file.pk,)).get() == "failed"
+    file.refresh_from_db()
+    assert (file.status, file.processing_error) == (
+        ProcessingStatus.FAILED, "The model is too complex to process within the time limit (1e-06 s)."
+    )
