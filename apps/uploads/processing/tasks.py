@@ -25,7 +25,8 @@ from apps.uploads.store import StoreError
 
 log = logging.getLogger(__name__)
 
-RETRY = retry_policy(StoreError, *DATABASE_OUTAGE, backoff=2, backoff_max=60, max_retries=12)  # 2, 4, 8 … 60 s
+TRANSIENT: tuple[type[BaseException], ...] = (StoreError, *DATABASE_OUTAGE)
+RETRY = retry_policy(*TRANSIENT, backoff=2, backoff_max=60, max_retries=12)  # 2, 4, 8 … 60 s
 LIMITS = {
     "soft_time_limit": settings.PROCESSING_TIME_LIMIT_SECONDS,
     "time_limit": settings.PROCESSING_HARD_TIME_LIMIT_SECONDS,
@@ -69,7 +70,7 @@ def _run_within_limit(task, service, kind: str, record_id: int) -> str:
         return service(record_id)
     except SoftTimeLimitExceeded:
         pass
-    except (StoreError, *DATABASE_OUTAGE):
+    except TRANSIENT:
         if not task.soft_time_limit or time.monotonic() - started < task.soft_time_limit:
             raise  # a real outage: retried with backoff
     return services.processing_time_out(kind=kind, record_id=record_id, seconds=task.soft_time_limit)
