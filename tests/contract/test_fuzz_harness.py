@@ -163,3 +163,17 @@ def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, docu
     assert "--suppress-health-check" not in fuzz._schemathesis_command(args, "http://x", "t", config)
     assert command[command.index("--seed") + 1] == str(fuzz.NEGATIVE_SEED) != str(fuzz.SEED)
     assert command[command.index("--report-junit-path") + 1] == str(tmp_path / "junit-negative.xml")
+
+
+def test_the_negative_run_leaves_out_only_operations_without_invalid_input(document):
+    assert fuzz.nothing_to_break(document) == {
+        "categories_retrieve", "tags_retrieve", "users_retrieve", "users_destroy",
+        "users_all_collected_things_retrieve", "users_followers_create", "users_followers_destroy",
+        "users_unread_message_count_for_user", "users_verify_account_create",
+        "users_unread_message_count_retrieve",
+    }
+    command = fuzz._schemathesis_command(fuzz._parse_args([]), "http://x", "t", fuzz.OUT / "c.toml",
+                                         mode="negative", exclude={"tags_retrieve"})
+    excluded = {command[i + 1] for i, part in enumerate(command) if part == "--exclude-operation-id"}
+    assert excluded == {"tags_retrieve", *fuzz.EXCLUDED_OPERATIONS}
+
