@@ -448,7 +448,7 @@ def main() -> int:
                       "--backlog", "2048", "--log-level", "warning", "--chdir", str(REPO)],
                      env=env, log=workdir / "web.log")
         worker = _start([sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
-                         "-n", f"load-{port}@localhost", "--without-gossip", "--without-mingle",
+                         "-n", f"load-{port}@localhost", "-Q", "celery,webhooks,processing", "--without-gossip", "--without-mingle",
                          "--loglevel=INFO"], env=env, log=workdir / "worker.log")
         _wait_http(port, web, workdir / "web.log")
         _wait_log("ready.", worker, workdir / "worker.log")

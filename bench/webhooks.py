@@ -106,7 +106,8 @@ def _worker_start(log_path: str) -> subprocess.Popen:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.settings_webhooks", "LOG_LEVEL": "INFO"}
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--concurrency=1",
-         "-n", f"bench-webhooks-{os.getpid()}@localhost", "--without-gossip", "--without-mingle",
+         "-n", f"bench-webhooks-{os.getpid()}@localhost", "-Q", "celery,webhooks,processing",
+         "--without-gossip", "--without-mingle",
          "--loglevel=INFO"],
         cwd=ROOT, env=env, stdout=open(log_path, "w"), stderr=subprocess.STDOUT, start_new_session=True,
     )

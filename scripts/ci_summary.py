@@ -1,13 +1,17 @@
 """CI's last line: `N passed, N failed`, the sum of every run's JUnit report (pytest's and Schemathesis's).
 
-    python scripts/ci_summary.py pytest=.run/pytest-junit.xml:0 fuzz=.run/fuzz/junit.xml:1
+    python scripts/ci_summary.py pytest=.run/pytest-junit.xml:0 'fuzz=.run/fuzz/junit*.xml:1'
 
-Each argument is `name=report:exit status`. A run that exited non-zero without a failing case in its
-report (it crashed before writing one, or collected nothing) counts as one failure, so the line never
-reads `0 failed` for a red run; .ci/run deletes old reports first. Skipped cases count as neither. Prints exactly one line; the exit status is 1 when anything failed.
+Each argument is `name=report:exit status`; the report may be a glob pattern, and every report it matches
+counts (the fuzz run writes one per Schemathesis run: junit.xml, junit-negative.xml). A run that exited
+non-zero without a failing case in its reports (it crashed before writing one, or collected nothing)
+counts as one failure, and so does a pattern that matches no report, so the line never reads `0 failed`
+for a red run; .ci/run deletes old reports first. Skipped cases count as neither. Prints exactly one
+line; the exit status is 1 when anything failed.
 """
 from __future__ import annotations
 
+import glob
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -32,11 +36,17 @@ def main(argv: list[str]) -> int:
     for arg in argv:
         _, _, rest = arg.partition("=")
         path, _, status = rest.rpartition(":")
-        report = Path(path)
-        try:
-            run_passed, run_failed = counts(report)
-        except (OSError, ET.ParseError):
-            run_passed, run_failed = 0, 1
+        reports = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
+        run_passed = run_failed = 0
+        if not reports:
+            run_failed = 1
+        for report in reports:
+            try:
+                report_passed, report_failed = counts(Path(report))
+            except (OSError, ET.ParseError):
+                report_passed, report_failed = 0, 1
+            run_passed += report_passed
+            run_failed += report_failed
         if int(status or 0) != 0 and run_failed == 0:
             run_failed = 1  # red without a failing case in its report: still a failure
         passed += run_passed

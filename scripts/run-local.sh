@@ -41,7 +41,8 @@ fi
 "$PY" manage.py migrate --noinput > "$RUN/migrate.log"
 "$PY" manage.py seed_demo --summary "$RUN/demo.txt" > /dev/null
 
-"$VENV/bin/celery" -A config worker -B --pool=solo --loglevel=INFO \
+# One worker for all three queues (config/settings/base.py: CELERY_TASK_ROUTES), with beat.
+"$VENV/bin/celery" -A config worker -B --pool=solo --loglevel=INFO -Q celery,webhooks,processing \
   --schedule "$RUN/celerybeat-schedule" > "$RUN/celery.log" 2>&1 &
 pids+=($!)
 

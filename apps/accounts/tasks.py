@@ -9,7 +9,7 @@ from apps.accounts.models import User
 from apps.core.enqueue import retry_policy
 
 
-@shared_task(**retry_policy(smtplib.SMTPException, OSError, backoff=30, backoff_max=600))
+@shared_task(**retry_policy(smtplib.SMTPException, OSError, backoff=30, max_retries=10))
 def send_verification_email(user_id: int) -> None:
     # Safe to run twice: the worst case is a second, equally valid link.
     user = User.objects.filter(pk=user_id, is_active=True).first()

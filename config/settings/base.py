@@ -46,6 +46,12 @@ UPLOAD_VERIFY_DELAY_SECONDS = env.int("UPLOAD_VERIFY_DELAY_SECONDS", default=300
 # Processing limits against hostile input (decompression bombs, absurd meshes).
 UPLOADS_IMAGE_MAX_PIXELS = env.int("UPLOADS_IMAGE_MAX_PIXELS", default=50_000_000)
 UPLOADS_STL_MAX_TRIANGLES = env.int("UPLOADS_STL_MAX_TRIANGLES", default=5_000_000)
+# Worker time per file or image processing task (docs/reliability.md: finding 8). At the soft limit the
+# file fails as too complex; the hard limit (soft + grace) kills a run that ignored it, and fails it too.
+PROCESSING_TIME_LIMIT_SECONDS = env.float("PROCESSING_TIME_LIMIT_SECONDS", default=60.0)
+PROCESSING_HARD_TIME_LIMIT_SECONDS = env.float(
+    "PROCESSING_HARD_TIME_LIMIT_SECONDS", default=PROCESSING_TIME_LIMIT_SECONDS + 15
+)
 EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
 RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)
@@ -333,10 +339,23 @@ CORS_EXPOSE_HEADERS = ["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-
 # --- Celery ------------------------------------------------------------------------------------------
 CELERY_BROKER_URL = CELERY_BROKER_URL or REDIS_URL or "memory://"
 CELERY_TASK_IGNORE_RESULT = True
+# A task is acknowledged when it has run, not when it starts: a worker that dies mid-task (SIGKILL, OOM,
+# a lost host) leaves its message to the broker, which hands it out again (every task is idempotent).
 CELERY_TASK_ACKS_LATE = True
+# A pool child killed mid-task (the OOM killer) gives its message back at once instead of failing it.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Redis redelivers a message a dead worker held after the visibility timeout (Celery's default is an
+# hour); the restore scan runs every 5 s. Longer than any task may run (processing's hard limit, 75 s) or
+# wait in a worker (countdowns are capped at 60 s: apps/core/enqueue.py), so a live worker's message is
+# not handed out twice. docs/reliability.md measures the recovery.
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+    "visibility_timeout": 90,
+    "unacked_restore_interval": 5,
+    "unacked_restore_throttle": 1,
+}
 # A publish retries once at once (a pooled connection may be stale after a Redis restart), then fails
-# fast: a request never waits on a dead broker (Celery's default is ~0.6 s); rows and sweeps recover the
-# work (apps/core/enqueue.py, docs/reliability.md).
+# fast: a request never waits on a dead broker (Celery's default is ~0.6 s); pending-task rows and sweeps
+# recover the work (apps/core/enqueue.py, docs/reliability.md).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 1,
     "interval_start": 0,
@@ -347,7 +366,25 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
+# Three queues, so slow work never delays quick work (finding 8): `processing` (meshes, images, Thing
+# packages: seconds to a minute each), `webhooks` (deliveries and their sweeps) and the default `celery`
+# (everything else: mail, upload checks, sweeps, the pending-task redrive). A worker consumes what its
+# -Q names: docker-compose runs one worker for `processing` and one for `webhooks,celery`; `make run`
+# one worker for all three. The default keeps Celery's own name, so messages queued before the queues
+# were split are still consumed.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "apps.uploads.processing.tasks.*": {"queue": "processing"},
+    "apps.uploads.package_tasks.*": {"queue": "processing"},
+    "apps.webhooks.tasks.*": {"queue": "webhooks"},
+}
+PENDING_REDRIVE_SECONDS = 5.0
 CELERY_BEAT_SCHEDULE: dict = {
+    # Tasks whose publish failed (broker down) or whose delay is over: queued within seconds.
+    "core-pending-tasks-redrive": {
+        "task": "apps.core.tasks.pending_tasks_redrive",
+        "schedule": PENDING_REDRIVE_SECONDS,
+    },
     # Pending uploads past their expiry: finalize the arrived, expire the rest, delete stray objects.
     "uploads-sweep-expired": {"task": "apps.uploads.tasks.uploads_sweep_expired", "schedule": 600.0},
     # Files and images whose processing lost its worker or ran out of retries.

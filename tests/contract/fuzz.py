@@ -10,13 +10,15 @@ What it does, all on loopback and free ports, every process stopped on exit:
    whose ids go into the run's schemathesis.toml (dictionaries, and per-operation fixed objects);
 3. starts gunicorn on the test settings (tests/contract/settings.py) with the rate limit lifted, logging
    every request's line and status;
-4. runs `schemathesis run /openapi.json` with a fixed seed (no example database, no cache: the same
-   inputs every run), a bounded number of examples per operation, one worker, and the demo user's
-   Bearer token, with the checks in CHECKS and the hooks in tests/contract/fuzz_hooks.py;
+4. runs `schemathesis run /openapi.json` once per entry of RUNS: Schemathesis's default mode (valid
+   and invalid input) with a fixed seed, then its negative mode (invalid input only) with a second seed;
+   each with no example database and no cache (the same inputs every run), a bounded number of examples
+   per operation, one worker, and the demo user's Bearer token, with the checks in CHECKS and the hooks
+   in tests/contract/fuzz_hooks.py; each run writes its own JUnit report (junit.xml, junit-negative.xml);
 5. prints how many operations answered a success at least once (tests/contract/fuzz_coverage.py).
 
-Exit status: Schemathesis's (0 when every check passed). Logs, the JUnit and JSON reports, the access
-log and the per-operation statuses (coverage.txt) go to .run/fuzz/.
+Exit status: 0 when every run passed every check, else the first failing run's. Logs, the JUnit and JSON
+reports, the access log and the per-operation statuses (coverage.txt) go to .run/fuzz/.
 """
 import argparse
 import json
@@ -39,6 +41,7 @@ OUT = ROOT / ".run" / "fuzz"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/thingyard_fuzz"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 SEED = 20261120
+NEGATIVE_SEED = 7
 MAX_EXAMPLES = 8
 DICTIONARY_PROBABILITY = 0.5
 
@@ -63,11 +66,19 @@ EXCLUDED_OPERATIONS = {
 }
 
 
+# (name, mode, report suffix). The negative run leaves out undeclared query parameters: the API ignores
+# a query parameter it does not know (docs/decisions.md: Contract fuzzing depth), so adding one does not
+# make a request invalid, and Schemathesis would report every 200 to one.
+RUNS = [("default", "all", ""), ("negative", "negative", "-negative")]
+
+
 def main(argv=None) -> int:
     args = _parse_args(argv)
     # SIGTERM (CI timeouts, `make` interrupted) unwinds like Ctrl-C, so the servers below are stopped.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     OUT.mkdir(parents=True, exist_ok=True)
+    for old in OUT.glob("junit*.xml"):  # CI counts every report here: only this run's
+        old.unlink()
     database_url = os.environ.get("FUZZ_DATABASE_URL", DEFAULT_DATABASE_URL)
     web_port, s3_port = _free_port(), _free_port()
     base = f"http://127.0.0.1:{web_port}"
@@ -107,19 +118,25 @@ def main(argv=None) -> int:
         )
         _wait_for_http(f"{base}/healthz")
         document = _document(base)
-        config = _write_config(seeded, document)
-        command = _schemathesis_command(args, base, token, config)
-        shown = " ".join(part.replace(token, "<token>") for part in command)  # never print the token
-        print("fuzz:", shown, flush=True)
-        started = time.monotonic()
-        status = subprocess.call(
-            command,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONHASHSEED": "0", "SCHEMATHESIS_HOOKS": "tests.contract.fuzz_hooks"},
-        )
-        print(f"fuzz: schemathesis finished in {time.monotonic() - started:.0f} s with status {status}")
+        statuses = []
+        for name, mode, suffix in _runs(args):
+            config = _write_config(seeded, document, negative=mode == "negative", suffix=suffix)
+            seed = args.negative_seed if mode == "negative" else args.seed
+            exclude = nothing_to_break(document) if mode == "negative" else set()
+            command = _schemathesis_command(args, base, token, config, mode=mode, seed=seed, suffix=suffix,
+                                            exclude=exclude)
+            shown = " ".join(part.replace(token, "<token>") for part in command)  # never print the token
+            print(f"fuzz ({name} run):", shown, flush=True)
+            started = time.monotonic()
+            status = subprocess.call(
+                command,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONHASHSEED": "0", "SCHEMATHESIS_HOOKS": "tests.contract.fuzz_hooks"},
+            )
+            print(f"fuzz: the {name} run finished in {time.monotonic() - started:.0f} s with status {status}")
+            statuses.append(status)
         _report_coverage(document)
-        return status
+        return next((status for status in statuses if status), 0)
     finally:
         for process in reversed(processes):
             process.terminate()
@@ -133,6 +150,8 @@ def main(argv=None) -> int:
 def _parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--negative-seed", type=int, default=NEGATIVE_SEED, help="the negative run's seed")
+    parser.add_argument("--no-negative", action="store_true", help="only the default run")
     parser.add_argument("--max-examples", type=int, default=MAX_EXAMPLES)
     parser.add_argument("--server-workers", type=int, default=2)
     parser.add_argument(
@@ -142,11 +161,35 @@ def _parse_args(argv):
     return parser.parse_args(argv)
 
 
-def _schemathesis_command(args, base: str, token: str, config: Path) -> list[str]:
+def _runs(args) -> list[tuple[str, str, str]]:
+    return RUNS[:1] if args.no_negative else RUNS
+
+
+def nothing_to_break(document: dict) -> set[str]:
+    """Operations with no invalid input to send: no body, and nothing but unconstrained strings in the
+    path (any text is a valid username, tag or slug; an unknown one is a 404). The negative run leaves
+    them out: Schemathesis cannot generate a case for them and reports that as an error."""
+    ids = set()
+    for item in document["paths"].values():
+        for operation in item.values():
+            if not isinstance(operation, dict) or "operationId" not in operation or "requestBody" in operation:
+                continue
+            if all(
+                parameter["in"] == "path" and parameter.get("schema", {}).get("type") == "string"
+                and not set(parameter["schema"]) - {"type", "description", "example", "examples"}
+                for parameter in operation.get("parameters", [])
+            ):
+                ids.add(operation["operationId"])
+    return ids
+
+
+def _schemathesis_command(args, base: str, token: str, config: Path, *, mode: str = "all",
+                          seed: int | None = None, suffix: str = "", exclude=()) -> list[str]:
     command = [
         str(BIN / "schemathesis"), "--config-file", str(config), "run", f"{base}/openapi.json",
         "--checks", ",".join(CHECKS),
-        "--seed", str(args.seed),
+        "--mode", mode,
+        "--seed", str(args.seed if seed is None else seed),
         # Hypothesis's example database would replay earlier runs' finds: each run starts clean instead.
         "--generation-database", "none",
         "--max-examples", str(args.max_examples),
@@ -155,11 +198,16 @@ def _schemathesis_command(args, base: str, token: str, config: Path) -> list[str
         "--request-timeout", "30",
         "--no-color",
         "--report", "junit,json",
-        "--report-junit-path", str(OUT / "junit.xml"),
+        "--report-junit-path", str(OUT / f"junit{suffix}.xml"),
         # the run's verdict with, per operation, how many generated valid cases the API accepted
-        "--report-json-path", str(OUT / "report.json"),
+        "--report-json-path", str(OUT / f"report{suffix}.json"),
     ]
-    for operation_id in sorted(EXCLUDED_OPERATIONS):
+    if mode == "negative":
+        # With no undeclared parameters and nothing fixed, an operation whose only parameter is a string
+        # in the path has few invalid values Hypothesis can draw: its health check would fail the run for
+        # the generator's sake, not the API's.
+        command += ["--suppress-health-check", "filter_too_much"]
+    for operation_id in sorted(EXCLUDED_OPERATIONS | set(exclude)):
         command += ["--exclude-operation-id", operation_id]
     return command + list(args.extra)
 
@@ -210,16 +258,19 @@ def _seed(env) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def _write_config(seeded: dict, document: dict) -> Path:
+def _write_config(seeded: dict, document: dict, *, negative: bool = False, suffix: str = "") -> Path:
     """schemathesis.toml for this run: no cache between runs (a replayed old crash would make runs
     differ); a dictionary of real values for each path parameter, used half of the time; and for the
     operations the seed names, their own objects (fixed path parameters) and dictionaries of real body
-    and query values."""
+    and query values. The negative run adds no undeclared parameters (RUNS says why) and fixes no
+    objects."""
     _check_operations(seeded["operations"], document)
     dictionaries = {
         name: values for name, values in {**seeded["path_values"], **seeded["dictionaries"]}.items() if values
     }
     lines = ["[cache]", "enabled = false", ""]
+    if negative:
+        lines += ["[generation]", "allow-extra-parameters = false", ""]
     for name, values in sorted(dictionaries.items()):
         lines += [f"[dictionaries.{name}]", f"values = {json.dumps(sorted(set(values), key=str))}", ""]
     lines.append("[parameters]")
@@ -227,14 +278,16 @@ def _write_config(seeded: dict, document: dict) -> Path:
         lines.append(f'"path.{name}" = {_binding(name)}')
     if "category" in dictionaries:  # the search filter, in every operation that has it
         lines.append(f'"query.category" = {_binding("category")}')
-    for operation_id, parameters in sorted(seeded["operations"].items()):
+    # The fixed objects give valid cases depth; the negative run makes every case invalid, and an operation
+    # whose only parameter is fixed would leave it nothing to break (Hypothesis's filter_too_much).
+    for operation_id, parameters in sorted(() if negative else seeded["operations"].items()):
         entries = ", ".join(
             f'"{key}" = {_binding(value) if key.startswith(("body.", "query.")) else json.dumps(value)}'
             for key, value in sorted(parameters.items())
         )
         lines += ["", "[[operations]]", f'include-operation-id = "{operation_id}"']
         lines.append(f"parameters = {{ {entries} }}")
-    config = OUT / "schemathesis.toml"
+    config = OUT / f"schemathesis{suffix}.toml"
     config.write_text("\n".join(lines) + "\n")
     return config
 

@@ -143,3 +143,37 @@ def test_the_coverage_report_tells_an_empty_segment_from_a_parameter(document):
     assert reached == 3  # the download's 302 is its success
     assert total == len(statuses) - 1
     assert "ok   GET /files/{file_id}/download" in table
+
+
+def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, document, tmp_path, monkeypatch):
+    monkeypatch.setattr(fuzz, "OUT", tmp_path)
+    args = fuzz._parse_args([])
+    assert [name for name, _, _ in fuzz._runs(args)] == ["default", "negative"]
+    assert [name for name, _, _ in fuzz._runs(fuzz._parse_args(["--no-negative"]))] == ["default"]
+    config = fuzz._write_config(seeded, document, negative=True, suffix="-negative")
+    assert config.name == "schemathesis-negative.toml"
+    assert "[[operations]]" not in config.read_text()  # nothing fixed: every parameter can be broken
+    assert not SchemathesisConfig.from_path(config).projects.default.generation.allow_extra_parameters
+    assert SchemathesisConfig.from_path(fuzz._write_config(seeded, document)).projects.default.generation \
+        .allow_extra_parameters
+    command = fuzz._schemathesis_command(args, "http://x", "t", config, mode="negative",
+                                         seed=args.negative_seed, suffix="-negative")
+    assert command[command.index("--mode") + 1] == "negative"
+    assert command[command.index("--suppress-health-check") + 1] == "filter_too_much"
+    assert "--suppress-health-check" not in fuzz._schemathesis_command(args, "http://x", "t", config)
+    assert command[command.index("--seed") + 1] == str(fuzz.NEGATIVE_SEED) != str(fuzz.SEED)
+    assert command[command.index("--report-junit-path") + 1] == str(tmp_path / "junit-negative.xml")
+
+
+def test_the_negative_run_leaves_out_only_operations_without_invalid_input(document):
+    assert fuzz.nothing_to_break(document) == {
+        "categories_retrieve", "tags_retrieve", "users_retrieve", "users_destroy",
+        "users_all_collected_things_retrieve", "users_followers_create", "users_followers_destroy",
+        "users_unread_message_count_for_user", "users_verify_account_create",
+        "users_unread_message_count_retrieve",
+    }
+    command = fuzz._schemathesis_command(fuzz._parse_args([]), "http://x", "t", fuzz.OUT / "c.toml",
+                                         mode="negative", exclude={"tags_retrieve"})
+    excluded = {command[i + 1] for i, part in enumerate(command) if part == "--exclude-operation-id"}
+    assert excluded == {"tags_retrieve", *fuzz.EXCLUDED_OPERATIONS}
+

@@ -87,8 +87,11 @@ class Stack:
     def celery(self):
         """A Celery client on the stack's broker, to send tasks by name (as beat does)."""
         from celery import Celery
+        from django.conf import settings
 
-        return Celery("faults-client", broker=self.redis.url(0), set_as_current=False)
+        client = Celery("faults-client", broker=self.redis.url(0), set_as_current=False)
+        client.conf.task_routes = settings.CELERY_TASK_ROUTES  # to each task's queue, as the web does
+        return client
 
 
 def _stack_env(*, pg: PrivatePostgres, redis: PrivateRedis, web_store: StoreProxy, public_store: str) -> dict:
@@ -162,11 +165,12 @@ def healthy(stack):
 
 @pytest.fixture
 def workers(stack):
-    """workers() → a started CeleryWorker on the stack (stopped after the test)."""
+    """workers(**options) → a started CeleryWorker on the stack (stopped after the test); `env` adds
+    environment variables, the other options are CeleryWorker's."""
     started: list[CeleryWorker] = []
 
-    def start() -> CeleryWorker:
-        worker = CeleryWorker(stack.worker_env())
+    def start(*, env: dict | None = None, **options) -> CeleryWorker:
+        worker = CeleryWorker({**stack.worker_env(), **(env or {})}, **options)
         started.append(worker)
         return worker
 

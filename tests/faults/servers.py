@@ -330,16 +330,23 @@ class Gunicorn:
 
 
 class CeleryWorker:
-    """`celery -A config worker --pool=solo` on the stack's private Redis and database."""
+    """`celery -A config worker` on the stack's private Redis and database.
 
-    def __init__(self, env: dict):
+    `queues`: what it consumes (all three by default, as `make run`'s worker); `pool`: solo (one process)
+    or prefork (a parent and `concurrency` children: the pool that enforces time limits and gives a
+    killed child's message back); `beat`: runs the beat schedule too (the pending-task redrive)."""
+
+    def __init__(self, env: dict, *, queues: str = "celery,webhooks,processing", pool: str = "solo",
+                 concurrency: int = 1, beat: bool = False):
         self.name = f"faults-{uuid.uuid4().hex[:8]}@localhost"
         self.log = tempfile.NamedTemporaryFile(prefix="thingyard-faults-worker-", suffix=".log", delete=False)
+        command = [sys.executable, "-m", "celery", "-A", "config", "worker", f"--pool={pool}",
+                   f"--concurrency={concurrency}", "-Q", queues, "-n", self.name, "--without-gossip",
+                   "--without-mingle", "--without-heartbeat", "--loglevel=INFO"]
+        if beat:
+            command += ["-B", "--schedule", f"{self.log.name}.beat"]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--concurrency=1",
-             "-n", self.name, "--without-gossip", "--without-mingle", "--without-heartbeat",
-             "--loglevel=INFO"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            command, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
@@ -350,6 +357,14 @@ class CeleryWorker:
             time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"worker not ready in {START_TIMEOUT} s: {self.output()}")
+
+    def children(self) -> set[int]:
+        """The pool's child processes (prefork), by PID."""
+        path = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        try:
+            return {int(pid) for pid in path.read_text().split()}
+        except OSError:
+            return set()
 
     def output(self) -> str:
         return Path(self.log.name).read_text(errors="replace")
@@ -368,3 +383,5 @@ class CeleryWorker:
             except subprocess.TimeoutExpired:
                 self.kill()
         Path(self.log.name).unlink(missing_ok=True)
+        for leftover in glob.glob(f"{self.log.name}.beat*"):
+            Path(leftover).unlink(missing_ok=True)

@@ -1,21 +1,19 @@
-"""Settings of the fault stack's web process and worker: production's, plus quick broker redelivery.
+"""Settings of the fault stack's web process and worker: production's.
 
 Production settings as deployed (DEBUG off, persistent connections with health checks, the fail-open
-cache, the Redis rate limit, Celery through Redis), with the environment pointing at the session's
-private PostgreSQL, Redis and store proxy (tests/faults/conftest.py). Two differences: the broker's
-visibility timeout is shortened, so a task whose worker was killed is redelivered in seconds instead of
-an hour, and static files are not collected (the image build runs collectstatic for the manifest).
+cache, the Redis rate limit, Celery through Redis with its 90 s visibility timeout, the 5 s pending-task
+redrive), with the environment pointing at the session's private PostgreSQL, Redis and store proxy
+(tests/faults/conftest.py); the recovery times the tests measure are production's. One difference:
+static files are not collected (the image build runs collectstatic for the manifest). A test may ask for
+a worker that ignores the soft time limit (FAULTS_WORKER_IGNORES_SOFT_LIMIT, below).
 """
+import os
+
 from config.settings.production import *  # noqa: F401,F403
 
 STORAGES = {  # noqa: F405
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-}
-CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": 4,
-    "unacked_restore_interval": 1,
-    "unacked_restore_throttle": 1,
 }
 LOGGING = {
     "version": 1,
@@ -25,3 +23,15 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {"celery": {"level": "INFO"}},
 }
+
+if os.environ.get("FAULTS_WORKER_IGNORES_SOFT_LIMIT"):
+    # A worker whose runs never see the soft time limit, as a run stuck in native code would not: only the
+    # hard limit can stop them (tests/faults/test_processing_limits.py). The pool process installs its
+    # SIGUSR1 handler after process init, so it is undone before each task.
+    import signal
+
+    from celery.signals import task_prerun
+
+    @task_prerun.connect(weak=False)
+    def _ignore_the_soft_time_limit(**kwargs):
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)

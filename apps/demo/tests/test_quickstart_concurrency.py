@@ -146,7 +146,7 @@ def quick_start(tmp_path, s3_server):
     web = _start(env, [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
                  tmp_path / "web.log")
     worker = _start(env, [sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--pool=solo",
-                          "--loglevel=INFO", "--schedule", str(tmp_path / "celerybeat-schedule")],
+                          "-Q", "celery,webhooks,processing", "--loglevel=INFO", "--schedule", str(tmp_path / "celerybeat-schedule")],
                     tmp_path / "celery.log")
     base = f"http://127.0.0.1:{port}"
     try:

@@ -6,12 +6,11 @@ Store objects are deleted only once the row's deletion committed: a rolled-back 
 a row pointing at nothing, and an orphaned object is harmless (and swept by the store's lifecycle).
 """
 import logging
-from functools import partial
 
 from django.db import transaction
 from django.db.models import Case, F, IntegerField, Value, When
 
-from apps.core.enqueue import task_enqueue
+from apps.core.enqueue import task_enqueue_on_commit
 from apps.things.counters import thing_count_add, thing_lock
 from apps.uploads import rules, store
 from apps.uploads.flow.services import upload_start
@@ -43,7 +42,7 @@ def thing_file_finalize(upload: Upload, *, size: int) -> None:
         size=size,
         content_type=upload.content_type,
     )
-    transaction.on_commit(partial(_processing_enqueue, "file_process", upload.file.pk))
+    _processing_enqueue("file_process", upload.file.pk)
 
 
 def upload_image_attach(
@@ -56,7 +55,7 @@ def upload_image_attach(
     upload.image = Image.objects.create(
         thing_id=thing_id, copy_id=copy_id, name=upload.filename, key=upload.key, size=size
     )
-    transaction.on_commit(partial(_processing_enqueue, "image_process", upload.image.pk))
+    _processing_enqueue("image_process", upload.image.pk)
     return upload.image
 
 
@@ -72,8 +71,9 @@ def _processing_enqueue(task_name: str, record_id: int) -> None:
     # Imported here: processing imports the models and store of this app, never the other way round.
     from apps.uploads.processing import tasks as processing
 
-    # Broker down: the row stays `processing`; processing_requeue_stuck re-queues it (STUCK_AFTER).
-    task_enqueue(getattr(processing, task_name), (record_id,), sweep="processing_requeue_stuck")
+    # Durable, in the finalize's transaction: with the broker down the pending-task row is redriven as
+    # soon as it answers again (seconds); processing_requeue_stuck (STUCK_AFTER) stays the last net.
+    task_enqueue_on_commit(getattr(processing, task_name), (record_id,), sweep="processing_requeue_stuck")
 
 
 # --- changes to files and images ----------------------------------------------------------------------

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from apps.accounts.services import user_image_replace
 from apps.core.api import api_url
-from apps.core.enqueue import task_enqueue
+from apps.core.enqueue import task_enqueue_on_commit
 from apps.core.lookups import id_or_404
 from apps.core.exceptions import (
     DomainError,
@@ -93,9 +93,7 @@ def upload_start(*, owner, kind: str, target_id: int, filename: str) -> Upload:
         key=rules.object_key(owner_id=owner.pk, name=name),
         expires_at=timezone.now() + timedelta(seconds=settings.UPLOAD_POLICY_SECONDS),
     )
-    transaction.on_commit(
-        partial(_verify_schedule, upload.pk, countdown=settings.UPLOAD_VERIFY_DELAY_SECONDS)
-    )
+    _verify_schedule(upload.pk, countdown=settings.UPLOAD_VERIFY_DELAY_SECONDS)
     return upload
 
 
@@ -356,5 +354,16 @@ def _object_delete(key: str) -> None:
 def _verify_schedule(upload_id: int, *, countdown: int, attempt: int = 0) -> None:
     from apps.uploads.flow.tasks import upload_verify as task
 
-    # Broker down: the upload stays pending; the client's finalize or uploads_sweep_expired settles it.
-    task_enqueue(task, (upload_id,), {"attempt": attempt}, countdown=countdown, sweep="uploads_sweep_expired")
+    # Minutes away: a pending-task row in this transaction, published when due (apps/core/enqueue.py).
+    task_enqueue_on_commit(task, (upload_id,), {"attempt": attempt}, countdown=countdown,
+                           sweep="uploads_sweep_expired")
+
+
+def upload_verify_schedule_next(*, upload_id: int, attempt: int) -> int | None:
+    """Schedule the next check of a still-pending upload; its countdown, or None when none is due.
+
+    Side effects: a pending-task row (the check is minutes away)."""
+    countdown = upload_verify_next_countdown(upload_id=upload_id, attempt=attempt)
+    if countdown is not None:
+        _verify_schedule(upload_id, countdown=countdown, attempt=attempt)
+    return countdown

@@ -6,12 +6,13 @@ schedule name them.
 
 from celery import shared_task
 
-from apps.core.enqueue import retry_policy
+from apps.core.enqueue import DATABASE_OUTAGE, retry_policy
 from apps.uploads.flow import services
 from apps.uploads.store import StoreError
 
-# Transient store failures retry with exponential backoff (jittered), at most 6 times.
-STORE_RETRY = retry_policy(StoreError, backoff=30, backoff_max=900, max_retries=6)
+# Store and database outages retry with exponential backoff (from 2 s, jittered, capped at 60 s), at
+# most 12 times (about 8 minutes).
+STORE_RETRY = retry_policy(StoreError, *DATABASE_OUTAGE, backoff=2, backoff_max=60, max_retries=12)
 
 
 @shared_task(name="apps.uploads.tasks.upload_verify", **STORE_RETRY)
@@ -19,9 +20,7 @@ def upload_verify(upload_id: int, attempt: int = 0) -> str:
     """spec §3: without a finalize call the service checks the upload itself, again until it expires."""
     outcome = services.upload_verify(upload_id=upload_id)
     if outcome == "waiting":
-        countdown = services.upload_verify_next_countdown(upload_id=upload_id, attempt=attempt + 1)
-        if countdown is not None:
-            upload_verify.apply_async((upload_id,), {"attempt": attempt + 1}, countdown=countdown)
+        services.upload_verify_schedule_next(upload_id=upload_id, attempt=attempt + 1)
     return outcome
 
 

@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from celery.exceptions import SoftTimeLimitExceeded
 from PIL import Image, ImageOps
 
 ALLOWED_FORMATS = ("JPEG", "PNG", "GIF", "WEBP")
@@ -112,6 +113,9 @@ def _open(path: Path, max_pixels: int) -> tuple[Image.Image, int, int]:
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         image.close()
         raise ImageProcessingError(f"The image has too many pixels: {exc}") from None
+    except SoftTimeLimitExceeded:  # the task's time limit, not the image's fault: the task reports it
+        image.close()
+        raise
     except Exception as exc:  # noqa: BLE001 - Pillow raises OSError, SyntaxError, ValueError, EOFError…
         image.close()
         raise ImageProcessingError(f"The image could not be decoded ({type(exc).__name__}: {exc}).") from None

@@ -249,6 +249,15 @@ def _image_fail(image_id: int, reason: str) -> str:
     return "failed" if failed else "skipped"
 
 
+def processing_time_out(*, kind: str, record_id: int, seconds: float | None) -> str:
+    """A processing run that hit its time limit (finding 8): the file or image fails as too complex, so
+    it never stays `processing` (nor is processed again by the sweep). Returns the outcome."""
+    limit = f" ({seconds:g} s)" if seconds else ""
+    if kind == "image_process":
+        return _image_fail(record_id, f"The image is too complex to process within the time limit{limit}.")
+    return _file_fail(record_id, f"The model is too complex to process within the time limit{limit}.")
+
+
 # Longer than any processing run measured (a 50 MB STL takes ~10 s; make bench), so a row this old in
 # `processing` lost its worker or ran out of retries.
 STUCK_AFTER = timedelta(minutes=30)

@@ -46,7 +46,8 @@ class Worker:
         self.log = tempfile.NamedTemporaryFile(prefix="webhooks-worker-", suffix=".log", delete=False)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--concurrency=1",
-             "-n", self.name, "--without-gossip", "--without-mingle", "--loglevel=INFO"],
+             "-n", self.name, "-Q", "celery,webhooks,processing", "--without-gossip", "--without-mingle",
+             "--loglevel=INFO"],
             cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         self._wait_ready()

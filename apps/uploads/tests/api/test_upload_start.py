@@ -8,6 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from apps.core.models import PendingTask
+
 from apps.things.tests.factories import ThingFactory
 from apps.core.testing import assert_error
 from apps.uploads.models import Upload
@@ -140,15 +142,21 @@ def test_start_schedules_the_verification_after_the_delay(
     with django_capture_on_commit_callbacks(execute=True):
         api.post(f"/things/{thing.pk}/files", {"filename": "a.stl"}, format="json")
     upload = Upload.objects.get()
-    assert calls == [(((upload.pk,), {"attempt": 0}), {"countdown": settings.UPLOAD_VERIFY_DELAY_SECONDS})]
+    # Minutes away: not a broker countdown (a worker holding it past the visibility timeout would see it
+    # handed out twice) but a pending-task row, written with the upload, published when due.
+    assert calls == []
+    row = PendingTask.objects.get()
+    assert (row.task, row.args, row.kwargs) == (tasks.upload_verify.name, [upload.pk], {"attempt": 0})
+    assert (row.due - row.created).total_seconds() == pytest.approx(settings.UPLOAD_VERIFY_DELAY_SECONDS, abs=1)
 
 
 def test_start_query_count(api, thing, django_assert_num_queries):
     api.get("/users/me/")  # warm-up: the once-per-5-minutes last_active write
-    # token; Thing (with the viewer's like/watch annotations); INSERT upload
-    with django_assert_num_queries(3):
+    # token; Thing (with the viewer's like/watch annotations); INSERT upload; INSERT its verification's
+    # pending task (due in UPLOAD_VERIFY_DELAY_SECONDS)
+    with django_assert_num_queries(4):
         assert api.post(f"/things/{thing.pk}/files", {"filename": "a.stl"}, format="json").status_code == 200
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(4):
         assert api.post(f"/things/{thing.pk}/files", {"filename": "b.png"}, format="json").status_code == 200
 
 
@@ -179,6 +187,7 @@ def test_avatar_and_cover_take_images_only(api, path):
 
 def test_avatar_start_query_count(api, django_assert_num_queries):
     api.get("/users/me/")
-    # token; INSERT upload (the caller naming themselves costs no user query)
-    with django_assert_num_queries(2):
+    # token; INSERT upload (the caller naming themselves costs no user query); INSERT its verification's
+    # pending task
+    with django_assert_num_queries(3):
         assert api.post("/users/me/avatar-image", {"filename": "a.png"}, format="json").status_code == 200

@@ -3,6 +3,7 @@ import io
 import json
 
 import pytest
+from django.db import InterfaceError, OperationalError
 from PIL import Image as PILImage
 
 from apps.uploads.models import Image, ProcessingStatus, ThingFile
@@ -309,6 +310,40 @@ def test_the_image_task_runs_the_service(image):
 
 
 @pytest.mark.parametrize("task", [tasks.file_process, tasks.image_process])
-def test_the_tasks_retry_transient_store_failures_with_backoff_a_bounded_number_of_times(task):
-    assert task.autoretry_for == (StoreError,)
-    assert (task.retry_backoff, task.max_retries) == (30, 5)
+def test_the_tasks_retry_store_and_database_outages_with_capped_jittered_backoff_a_bounded_number_of_times(task):
+    assert task.autoretry_for == (StoreError, OperationalError, InterfaceError)
+    assert (task.retry_backoff, task.retry_backoff_max, task.retry_jitter, task.max_retries) == (2, 60, True, 12)
+
+
+@pytest.mark.parametrize("task", [tasks.file_process, tasks.image_process])
+def test_the_tasks_have_a_time_limit_and_run_on_the_processing_queue(task, settings):
+    from config.celery import app
+
+    assert (task.soft_time_limit, task.time_limit) == (
+        settings.PROCESSING_TIME_LIMIT_SECONDS, settings.PROCESSING_HARD_TIME_LIMIT_SECONDS
+    )
+    assert 0 < task.soft_time_limit < task.time_limit < settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert app.amqp.router.route({}, task.name)["queue"].name == "processing"
+
+
+def test_a_store_call_interrupted_by_the_time_limit_fails_the_file_instead_of_retrying(
+    thing_file, settings, monkeypatch
+):
+    """The soft time limit can strike inside a store request, which botocore reports as the request's own
+    error (a StoreError here): past the limit that is the limit, not an outage to retry."""
+    from celery.exceptions import Retry
+
+    file = thing_file(binary_stl(cube_triangles()))
+    settings.S3_ENDPOINT_URL = "http://127.0.0.1:1"  # the store fails every call (nothing listens there)
+    # Within the limit: an outage, retried.
+    with pytest.raises(Retry):
+        tasks.file_process.apply((file.pk,))
+    file.refresh_from_db()
+    assert file.status == ProcessingStatus.PROCESSING
+    # Past it (a limit of a microsecond has passed by the time the call fails): failed, not retried.
+    monkeypatch.setattr(tasks.file_process, "soft_time_limit", 1e-6)
+    assert tasks.file_process.apply((file.pk,)).get() == "failed"
+    file.refresh_from_db()
+    assert (file.status, file.processing_error) == (
+        ProcessingStatus.FAILED, "The model is too complex to process within the time limit (1e-06 s)."
+    )
