@@ -2,6 +2,7 @@
 import hashlib
 
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -9,6 +10,15 @@ from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.oauth import rules
 from apps.oauth.models import AppAuthorization
+
+
+# How long a looked-up token row is reused (seconds). Short: it bounds how long a row could outlive a
+# change whose invalidation was lost (Redis unreachable at that moment); invalidation does the rest.
+TOKEN_CACHE_SECONDS = 5
+
+
+def token_cache_key(checksum: str) -> str:
+    return f"oauth-token:{checksum}"
 
 
 def application_get_by_client_id(*, client_id: str):
@@ -67,16 +77,25 @@ def access_token_get_active(*, token: str):
     Every API request runs this, so it is one hand-written join on DOT's indexed checksum, turned into
     model instances with Model.from_db: the ORM's select_related over these two wide models cost
     about 1.4 ms to compile per request against 0.2 ms for the query itself (make bench).
-    Revocation stays immediate: nothing is cached between requests.
+
+    The row is kept in the cache for TOKEN_CACHE_SECONDS (issue 17: the lookup was ~6 % of a request),
+    keyed by the checksum. Revocation still takes effect at once: deleting or changing the token, its
+    user or its application drops the cached row (apps.oauth.signals); the expiry and the user's
+    `is_active` are checked on every request, cached row or not.
     """
     if not token:
         return None
     checksum = hashlib.sha256(token.encode("utf-8")).hexdigest()
-    with connection.cursor() as cursor:
-        cursor.execute(_ACTIVE_TOKEN_SQL.sql, [checksum])
-        row = cursor.fetchone()
+    key = token_cache_key(checksum)
+    row = cache.get(key) if TOKEN_CACHE_SECONDS else None
     if row is None:
-        return None
+        with connection.cursor() as cursor:
+            cursor.execute(_ACTIVE_TOKEN_SQL.sql, [checksum])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        if TOKEN_CACHE_SECONDS:
+            cache.set(key, tuple(row), timeout=TOKEN_CACHE_SECONDS)
     access_token = _ACTIVE_TOKEN_SQL.build(row)
     if access_token.expires <= timezone.now():
         return None

@@ -121,6 +121,11 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env.db_url_config(DATABASE_URL)} if DATABASE_URL else {}
+# PostgreSQL through Django's backend plus the recovery of a dead persistent connection (apps.core.dbbackend:
+# no `SELECT 1` health check per request, issue 17).
+POSTGRESQL_ENGINE = "apps.core.dbbackend"
+if DATABASES and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

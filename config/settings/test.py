@@ -1,8 +1,9 @@
 """Test settings: the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL, default the local servers)."""
 from .base import *  # noqa: F401,F403
-from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, REDIS_URL, env
+from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, POSTGRESQL_ENGINE, REDIS_URL, env
 
 DATABASES = {"default": env.db_url_config(DATABASE_URL or "postgres://postgres@127.0.0.1:5432/thingyard")}
+DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
 _redis = REDIS_URL or "redis://127.0.0.1:6379/0"
 REDIS_URL = _redis
 CACHES = {

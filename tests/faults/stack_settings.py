@@ -1,7 +1,7 @@
 """Settings of the fault stack's web process and worker: production's, plus quick broker redelivery.
 
-Production settings as deployed (DEBUG off, persistent connections with health checks, the fail-open
-cache, the Redis rate limit, Celery through Redis), with the environment pointing at the session's
+Production settings as deployed (DEBUG off, persistent connections, a dropped one replaced by
+apps.core.dbbackend, the fail-open cache, the Redis rate limit, Celery through Redis), with the environment pointing at the session's
 private PostgreSQL, Redis and store proxy (tests/faults/conftest.py). Two differences: the broker's
 visibility timeout is shortened, so a task whose worker was killed is redelivered in seconds instead of
 an hour, and static files are not collected (the image build runs collectstatic for the manifest).

@@ -1,7 +1,7 @@
 """PostgreSQL restarted under a running web process: clean 503s during the outage, 200s right after.
 
-The web process is gunicorn with production's persistent connections (CONN_MAX_AGE 60 with health
-checks); it is not restarted. Django raises OperationalError/InterfaceError while the server is gone,
+The web process is gunicorn with production's persistent connections (CONN_MAX_AGE 60, no per-request health
+checks: apps.core.dbbackend replaces a dropped connection); it is not restarted. Django raises OperationalError/InterfaceError while the server is gone,
 the token lookup included (it runs before any view); apps/core answers those with docs/decisions.md's body,
 type SERVICE_UNAVAILABLE, `Retry-After: 5`, never a 500 or an HTML page. /healthz says 503 too.
 """
