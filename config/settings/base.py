@@ -44,6 +44,9 @@ EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
 RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)
 RATE_LIMIT_WINDOW_SECONDS = env.int("RATE_LIMIT_WINDOW_SECONDS", default=300)
+# Issue 17: an access token's row is reused this many seconds (dropped at once when the token, its user
+# or its app changes: apps.oauth.signals); 0 looks every token up on every request.
+OAUTH_TOKEN_CACHE_SECONDS = env.int("OAUTH_TOKEN_CACHE_SECONDS", default=5)
 UNAPPROVED_APP_USER_LIMIT = env.int("UNAPPROVED_APP_USER_LIMIT", default=10)
 # Webhook and other outbound URLs resolving to private addresses are refused unless this is set.
 ALLOW_PRIVATE_WEBHOOK_URLS = env.bool("ALLOW_PRIVATE_WEBHOOK_URLS", default=False)
