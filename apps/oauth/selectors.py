@@ -23,6 +23,11 @@ def token_cache_key(checksum: str) -> str:
     return f"oauth-token:{checksum}"
 
 
+def token_cache_drop(token: str) -> None:
+    """Forget the cached row of this raw token (its user's row changed under it)."""
+    cache.delete(token_cache_key(hashlib.sha256(token.encode("utf-8")).hexdigest()))
+
+
 def application_get_by_client_id(*, client_id: str):
     """The Application with this client id, or None."""
     if not client_id or "\x00" in client_id:

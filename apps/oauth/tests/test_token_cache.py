@@ -96,3 +96,14 @@ def test_a_revoked_token_is_refused_by_the_api_on_the_next_request():
     assert client.get("/users/me", **headers).status_code == 200  # from the cache
     token.revoke()
     assert client.get("/users/me", **headers).status_code == 401
+
+
+def test_the_last_active_write_does_not_leave_a_stale_user_in_the_cache():
+    """The once-per-5-minutes UPDATE of last_active bypasses save(): the cached row is dropped with it,
+    so /users/me shows the same last_active on every request after it."""
+    token = AccessTokenFactory()
+    client = APIClient()
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {token.token}"}
+    first = client.get("/users/me", **headers).json()["last_active"]
+    assert first is not None
+    assert [client.get("/users/me", **headers).json()["last_active"] for _ in range(3)] == [first] * 3
