@@ -15,6 +15,7 @@ DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = False  # noqa: F405  # as production: apps.core.dbbackend recovers
 # The request-path caches run as in production (the test settings turn them off for query counting).
 OAUTH_TOKEN_CACHE_SECONDS = 5
+THING_BODY_CACHE_SECONDS = 600
 # The test settings look static files up on every request; production serves them from a manifest.
 WHITENOISE_AUTOREFRESH = False
 STATIC_ROOT = None  # type: ignore[assignment]  # nothing collected: no static files are served during the benchmark

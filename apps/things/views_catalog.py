@@ -9,7 +9,8 @@ from rest_framework.response import Response
 from apps.core.views import ApiView
 
 from apps.core.api import paginated_response
-from apps.things import selectors
+from apps.core.pagination import LinkHeaderPagination
+from apps.things import bodycache, selectors
 from apps.things.serializers import CategorySerializer, TagSerializer, ThingShortSerializer
 
 SLUG_PARAM = OpenApiParameter(
@@ -36,7 +37,12 @@ class CategoryTreeSerializer(CategorySerializer):
 
 
 def _things_response(request, view, queryset) -> Response:
-    return paginated_response(request, queryset, ThingShortSerializer, view=view)
+    if not bodycache.cache_seconds():
+        return paginated_response(request, queryset, ThingShortSerializer, view=view)
+    # The page's ids by the list's own filter and order, then each Thing's cached short form (bodycache).
+    paginator = LinkHeaderPagination()
+    ids = paginator.paginate_queryset(queryset.values_list("pk", flat=True), request, view=view)
+    return paginator.get_paginated_response(bodycache.thing_short_list(ids, request=request))
 
 
 class CategoryListView(ApiView):

@@ -47,6 +47,9 @@ RATE_LIMIT_WINDOW_SECONDS = env.int("RATE_LIMIT_WINDOW_SECONDS", default=300)
 # Issue 17: an access token's row is reused this many seconds (dropped at once when the token, its user
 # or its app changes: apps.oauth.signals); 0 looks every token up on every request.
 OAUTH_TOKEN_CACHE_SECONDS = env.int("OAUTH_TOKEN_CACHE_SECONDS", default=5)
+# Issue 17: a Thing's public body and short form kept in the cache, versioned (apps.things.bodycache);
+# this long at most. 0 builds every body per request.
+THING_BODY_CACHE_SECONDS = env.int("THING_BODY_CACHE_SECONDS", default=600)
 UNAPPROVED_APP_USER_LIMIT = env.int("UNAPPROVED_APP_USER_LIMIT", default=10)
 # Webhook and other outbound URLs resolving to private addresses are refused unless this is set.
 ALLOW_PRIVATE_WEBHOOK_URLS = env.bool("ALLOW_PRIVATE_WEBHOOK_URLS", default=False)

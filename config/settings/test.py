@@ -19,6 +19,7 @@ CELERY_BROKER_URL = _redis
 # their own tests, and THINGYARD_TEST_CACHES=1 for a whole run, turn them on.
 _caches_on = env.bool("THINGYARD_TEST_CACHES", default=False)
 OAUTH_TOKEN_CACHE_SECONDS = 5 if _caches_on else 0
+THING_BODY_CACHE_SECONDS = 600 if _caches_on else 0
 # Tasks run in-process, synchronously, so a test observes their effect; they still go through Celery.
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
