@@ -14,6 +14,7 @@ import logging
 import time
 
 from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.utils.functional import cached_property
@@ -40,12 +41,30 @@ class CountCachingPaginator(Paginator):
         queryset = self.object_list
         if not isinstance(queryset, QuerySet):
             return super().count
+        try:
+            sql, params = queryset.query.sql_with_params()
+        except EmptyResultSet:
+            return 0  # .none(), or a filter that can match nothing
+        key = "list-count:" + hashlib.sha256(f"{sql}|{params!r}".encode()).hexdigest()
+        # A large list's fresh total answers without a statement; only large lists have one cached.
+        fresh = count_fresh(key)
+        if fresh is not None:
+            return fresh
         bounded = queryset[: LARGE_LIST + 1].count()
         if bounded <= LARGE_LIST:
             return bounded
-        sql, params = queryset.query.sql_with_params()
-        key = "list-count:" + hashlib.sha256(f"{sql}|{params!r}".encode()).hexdigest()
         return count_cached(key, queryset.count)
+
+
+def count_fresh(key: str) -> int | None:
+    """The cached total of a large list while it is fresh, else None."""
+    try:
+        entry = cache.get(key)
+    except Exception:  # the cache is an optimisation
+        return None
+    if entry is not None and time.time() - entry[1] < COUNT_CACHE_SECONDS:
+        return entry[0]
+    return None
 
 
 def count_cached(key: str, count, *, now=time.monotonic) -> int:

@@ -128,14 +128,21 @@ def thing_detail_data(thing_id, *, viewer, request) -> dict:
     return data
 
 
-def thing_short_list(ids: list[int], *, request) -> list[dict]:
+def thing_short_list(ids: list[int], *, request=None, rows=None, public_only: bool = False) -> list[dict]:
     """The short forms (ThingShortSerializer) of these Things, in this order: cached ones from the
-    cache, the others in one statement. The caller chose the ids with the list's visibility rule."""
+    cache, the others in one statement of `rows` (default: every Thing's short queryset).
+
+    Lists choose the ids with their own visibility rule. `public_only` (search, whose ids may come from
+    a window cached before a Thing was hidden or unpublished): a cached entry is used only when its
+    Thing was public when it was built, which its current version guarantees it still is; the others
+    are read through `rows`, the caller's visibility rule."""
     from apps.things import selectors
     from apps.things.serializers import ThingShortSerializer
 
     if not ids:
         return []
+    if rows is None:
+        rows = selectors.thing_short_queryset()
     version_keys = [VERSION_PREFIX + str(i) for i in ids]
     short_keys = [SHORT_PREFIX + str(i) for i in ids]
     found = cache.get_many(version_keys + short_keys)
@@ -143,21 +150,23 @@ def thing_short_list(ids: list[int], *, request) -> list[dict]:
     missing: list[int] = []
     for tid, vkey, skey in zip(ids, version_keys, short_keys):
         version, entry = found.get(vkey), found.get(skey)
-        if version is not None and entry is not None and entry[0] == version:
+        if version is not None and entry is not None and entry[0] == version and (entry[2] or not public_only):
             shorts[tid] = entry[1]
         else:
             missing.append(tid)
     if missing:
-        things = selectors.thing_short_queryset().filter(pk__in=missing)
         serializer = ThingShortSerializer(context={"request": request})
-        fresh = {thing.pk: serializer.to_representation(thing) for thing in things}
+        public, fresh = {}, {}
+        for thing in rows.filter(pk__in=missing):
+            fresh[thing.pk] = serializer.to_representation(thing)
+            public[thing.pk] = thing.is_published and not thing.is_hidden
         shorts.update(fresh)
         store = {}
         for tid, data in fresh.items():
             vkey = VERSION_PREFIX + str(tid)
             version = _version_for(vkey, found.get(vkey))
             if version is not None:
-                store[SHORT_PREFIX + str(tid)] = (version, data)
+                store[SHORT_PREFIX + str(tid)] = (version, data, public[tid])
         if store:
             cache.set_many(store, timeout=cache_seconds())
     return [shorts[tid] for tid in ids if tid in shorts]

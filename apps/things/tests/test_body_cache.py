@@ -258,3 +258,26 @@ def test_publication(api, client_for, settings, other_user, django_capture_on_co
         owner.post(f"/things/{draft.pk}/publish")
     assert Thing.objects.get(pk=draft.pk).is_published
     assert assert_fresh(api, settings, draft.pk)["is_published"] is True
+
+
+# --- search pages from cached short forms -----------------------------------------------------------
+
+
+def test_search_pages_are_byte_identical_and_drop_a_thing_hidden_after_its_window_was_cached(
+    api, settings, django_capture_on_commit_callbacks
+):
+    from apps.accounts.tests.factories import UserFactory
+    from apps.search.services import thing_index_search
+
+    things = ThingFactory.create_batch(3, name="Gearbox housing")
+    thing_index_search(thing_ids=[t.pk for t in things])
+    first = cached_body(api, None, "/search/gearbox/")
+    assert first[0] == 200 and len(json.loads(first[1])) == 3
+    again = cached_body(api, None, "/search/gearbox/")
+    assert again == first == uncached_body(api, settings, None, "/search/gearbox/")
+    # Hidden after the window and the short forms were cached: gone from the page at once.
+    moderator = UserFactory(is_staff=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation_hide(obj=things[0], reason="spam", by=moderator)
+    hits = json.loads(cached_body(api, None, "/search/gearbox/")[1])
+    assert sorted(h["id"] for h in hits) == sorted(t.pk for t in things[1:])
