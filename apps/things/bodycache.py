@@ -141,8 +141,6 @@ def thing_short_list(ids: list[int], *, request=None, rows=None, public_only: bo
 
     if not ids:
         return []
-    if rows is None:
-        rows = selectors.thing_short_queryset()
     version_keys = [VERSION_PREFIX + str(i) for i in ids]
     short_keys = [SHORT_PREFIX + str(i) for i in ids]
     found = cache.get_many(version_keys + short_keys)
@@ -157,6 +155,8 @@ def thing_short_list(ids: list[int], *, request=None, rows=None, public_only: bo
     if missing:
         serializer = ThingShortSerializer(context={"request": request})
         public, fresh = {}, {}
+        if rows is None:
+            rows = selectors.thing_short_queryset()  # built only on a miss: building it costs
         for thing in rows.filter(pk__in=missing):
             fresh[thing.pk] = serializer.to_representation(thing)
             public[thing.pk] = thing.is_published and not thing.is_hidden
