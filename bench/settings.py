@@ -34,3 +34,7 @@ LOGGING = {
 # what a search costs when its window is not cached.
 if os.environ.get("BENCH_SEARCH_WINDOW_CACHE") == "0":
     SEARCH_WINDOW_CACHE_SECONDS = 0
+# ... and with the request-path caches off (detail and list measured without them).
+if os.environ.get("BENCH_REQUEST_CACHES") == "0":
+    OAUTH_TOKEN_CACHE_SECONDS = 0
+    THING_BODY_CACHE_SECONDS = 0
