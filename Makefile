@@ -39,8 +39,9 @@ run: $(STAMP_DEV) $(NODE_STAMP)
 test: $(STAMP_TEST) $(NODE_STAMP)
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
-## Static checks (CI runs them first): ruff, the import contracts of pyproject.toml (lint-imports), mypy.
+## Static checks (CI runs them first): no merge-conflict markers, ruff, the import contracts of pyproject.toml (lint-imports), mypy.
 lint: $(STAMP_TEST)
+	@! git grep -nE '^(<<<<<<<|>>>>>>>)( |$$)' -- . || { echo "merge conflict markers left in the files above"; exit 1; }
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
