@@ -157,6 +157,8 @@ def thing_short_list(ids: list[int], *, request=None, rows=None, public_only: bo
         public, fresh = {}, {}
         if rows is None:
             rows = selectors.thing_short_queryset()  # built only on a miss: building it costs
+        elif callable(rows):
+            rows = rows()
         for thing in rows.filter(pk__in=missing):
             fresh[thing.pk] = serializer.to_representation(thing)
             public[thing.pk] = thing.is_published and not thing.is_hidden
