@@ -24,7 +24,7 @@ from apps.core.moderation import viewer_sees_hidden
 from apps.search.backend import full_text_search_enabled
 from apps.search.models import SearchThing
 from apps.search.window import window_cache_seconds, window_get, window_key, window_set
-from apps.things import bodycache
+from apps.things import bodies, bodycache
 from apps.things.links import thing_public_url
 from apps.things.models import Category, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
@@ -329,7 +329,7 @@ class ThingResults:
         if not ids:
             return []
         if self._cached_shorts:
-            return bodycache.thing_short_list(ids, rows=lambda: self._rows, public_only=True)
+            return bodies.thing_short_list(ids, rows=lambda: self._rows, public_only=True)
         by_id = {thing.pk: thing for thing in self._rows.filter(pk__in=ids)}
         return [by_id[pk] for pk in ids if pk in by_id]
 

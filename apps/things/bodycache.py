@@ -23,6 +23,9 @@ fixed statement.
 
 settings.THING_BODY_CACHE_SECONDS = 0 turns it off (the test settings do, so query-count tests count
 every statement; the cache's own tests turn it on).
+
+This module holds the keys, the versions and their invalidation (what services and hooks call); the
+reads that build bodies with the serializers are apps.things.bodies.
 """
 import secrets
 from functools import cache as memoize
@@ -31,7 +34,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from apps.core.lookups import id_or_404, viewer_id
+from apps.core.lookups import viewer_id
 
 VERSION_PREFIX = "thing-v:"
 BODY_PREFIX = "thing-body:"
@@ -68,7 +71,7 @@ def thing_body_changed_for(**filters) -> None:
 # --- reads -------------------------------------------------------------------------------------------
 
 
-def _version_for(key: str, found) -> str | None:
+def version_for(key: str, found) -> str | None:
     """The current version, a new one when there is none (None: the cache is unreachable)."""
     if found is not None:
         return found
@@ -99,76 +102,3 @@ def viewer_flags(thing_id: int, viewer) -> tuple[bool, bool]:
         cursor.execute(_viewer_flags_sql(), [thing_id, uid, thing_id, uid])
         liked, watched = cursor.fetchone()
     return bool(liked), bool(watched)
-
-
-def thing_detail_data(thing_id, *, viewer, request) -> dict:
-    """GET /things/{id}/'s body for `viewer`: the cached public body plus the viewer's own fields, or
-    (a miss, a Thing not everyone may see, the cache off) the body built as before."""
-    from apps.things import selectors
-    from apps.things.serializers import ThingSerializer
-
-    if not cache_seconds():
-        thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer)
-        return ThingSerializer(thing, context={"request": request}).data
-    tid = id_or_404(thing_id)
-    version_key, body_key = VERSION_PREFIX + str(tid), BODY_PREFIX + str(tid)
-    found = cache.get_many([version_key, body_key])
-    version, entry = found.get(version_key), found.get(body_key)
-    if version is not None and entry is not None and entry[0] == version:
-        data = dict(entry[1])
-        data["is_liked"], data["is_watched"] = viewer_flags(tid, viewer)
-        return data
-    thing = selectors.thing_get_for_viewer(tid, viewer=viewer)
-    data = ThingSerializer(thing, context={"request": request}).data
-    if thing.is_published and not thing.is_hidden:
-        version = _version_for(version_key, version)
-        if version is not None:
-            public = {**data, "is_liked": False, "is_watched": False}
-            cache.set(body_key, (version, public), timeout=cache_seconds())
-    return data
-
-
-def thing_short_list(ids: list[int], *, request=None, rows=None, public_only: bool = False) -> list[dict]:
-    """The short forms (ThingShortSerializer) of these Things, in this order: cached ones from the
-    cache, the others in one statement of `rows` (default: every Thing's short queryset).
-
-    Lists choose the ids with their own visibility rule. `public_only` (search, whose ids may come from
-    a window cached before a Thing was hidden or unpublished): a cached entry is used only when its
-    Thing was public when it was built, which its current version guarantees it still is; the others
-    are read through `rows`, the caller's visibility rule."""
-    from apps.things import selectors
-    from apps.things.serializers import ThingShortSerializer
-
-    if not ids:
-        return []
-    version_keys = [VERSION_PREFIX + str(i) for i in ids]
-    short_keys = [SHORT_PREFIX + str(i) for i in ids]
-    found = cache.get_many(version_keys + short_keys)
-    shorts: dict[int, dict] = {}
-    missing: list[int] = []
-    for tid, vkey, skey in zip(ids, version_keys, short_keys):
-        version, entry = found.get(vkey), found.get(skey)
-        if version is not None and entry is not None and entry[0] == version and (entry[2] or not public_only):
-            shorts[tid] = entry[1]
-        else:
-            missing.append(tid)
-    if missing:
-        serializer = ThingShortSerializer(context={"request": request})
-        public, fresh = {}, {}
-        if rows is None:
-            rows = selectors.thing_short_queryset()  # built only on a miss: building it costs
-        elif callable(rows):
-            rows = rows()
-        for thing in rows.filter(pk__in=missing):
-            fresh[thing.pk] = serializer.to_representation(thing)
-            public[thing.pk] = thing.is_published and not thing.is_hidden
-        shorts.update(fresh)
-        store = {}
-        for tid, data in fresh.items():
-            vkey = VERSION_PREFIX + str(tid)
-            version = _version_for(vkey, found.get(vkey))
-            if version is not None:
-                store[SHORT_PREFIX + str(tid)] = (version, data, public[tid])
-        if store:
-            cache.set_many(store, timeout=cache_seconds())
-    return [shorts[tid] for tid in ids if tid in shorts]

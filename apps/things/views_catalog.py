@@ -10,7 +10,7 @@ from apps.core.views import ApiView
 
 from apps.core.api import paginated_response
 from apps.core.pagination import LinkHeaderPagination
-from apps.things import bodycache, selectors
+from apps.things import bodies, bodycache, selectors
 from apps.things.serializers import CategorySerializer, TagSerializer, ThingShortSerializer
 
 SLUG_PARAM = OpenApiParameter(
@@ -45,7 +45,7 @@ def _things_response(request, view, things) -> Response:
         ids_queryset = things().values_list("pk", flat=True)
     paginator = LinkHeaderPagination()
     ids = paginator.paginate_queryset(ids_queryset, request, view=view)
-    return paginator.get_paginated_response(bodycache.thing_short_list(ids, request=request))
+    return paginator.get_paginated_response(bodies.thing_short_list(ids, request=request))
 
 
 class CategoryListView(ApiView):
