@@ -5,8 +5,10 @@ of one of these drops the rows of the tokens concerned, at once and again after 
 (a request that read the old row just before the commit cannot keep it past the second drop).
 Revoking a token (DOT's revoke endpoint, a refresh, an app's authorization withdrawn, an account
 deleted) deletes the token row; suspending a user saves the user: both land here. A QuerySet.delete()
-sends post_delete for each row while receivers are connected, so bulk revocations do too.
+sends post_delete for each row while receivers are connected, so bulk revocations do too. A save of a
+user or an app costs one statement (their tokens' checksums) while the cache is on.
 """
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
@@ -30,8 +32,8 @@ def _token_changed(sender, instance, **kwargs) -> None:
 
 def _owner_changed(field: str):
     def receiver(sender, instance, **kwargs) -> None:
-        if kwargs.get("raw"):
-            return
+        if kwargs.get("raw") or not settings.OAUTH_TOKEN_CACHE_SECONDS:
+            return  # nothing cached: no statement to find the rows to drop
         checksums = get_access_token_model().objects.filter(**{field: instance.pk}).values_list(
             "token_checksum", flat=True
         )
