@@ -1,11 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from apps.core.dashboard import moderation_dashboard
 from apps.core.views import OpenApiView, SwaggerUiView
 from apps.core.routing import path_aliases
 from config.health import healthz
 
 urlpatterns = [
+    path("admin/moderation/", admin.site.admin_view(moderation_dashboard), name="moderation-dashboard"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("openapi.json", OpenApiView.as_view(), name="openapi-schema"),

@@ -256,8 +256,9 @@ PAGES = [
     # the developer portal (issue 15 gives it the one stylesheet; its pages predate it):
     # session, user, the user's apps with their user counts
     Page("portal app list", _portal_list, 3, signed_in=True),
-    # session, user, the app, its user count, its read-only token, the deliveries, their attempts
-    Page("portal app detail", _portal_app, 7, signed_in=True),
+    # session, user, the app, its user count, its read-only token, its webhook event selection, the
+    # deliveries, their attempts
+    Page("portal app detail", _portal_app, 8, signed_in=True),
 ]
 
 

@@ -5,6 +5,7 @@ from django.contrib.admin import helpers
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from apps.accounts import services
 from apps.accounts.forms import SuspendForm
@@ -27,6 +28,9 @@ class ThingyardUserCreationForm(AdminUserCreationForm):
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
+    def view_on_site(self, obj):
+        return reverse("accounts:profile", args=[obj.username])
+
     form = ThingyardUserChangeForm
     add_form = ThingyardUserCreationForm
     list_display = (

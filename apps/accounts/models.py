@@ -81,6 +81,9 @@ class Follow(models.Model):
             models.CheckConstraint(condition=~models.Q(follower=models.F("followed")), name="accounts_follow_not_self"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.follower} follows {self.followed}"
+
 
 class Message(models.Model):
     """A private message between users; the API only counts the unread ones (spec §4.1)."""
@@ -93,3 +96,8 @@ class Message(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["recipient", "read_at"])]
+        verbose_name = "private message"
+        verbose_name_plural = "private messages"
+
+    def __str__(self) -> str:
+        return f"Message {self.pk} from {self.sender} to {self.recipient}"

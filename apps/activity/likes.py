@@ -8,6 +8,7 @@ order, the order every caller takes.
 """
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import models, transaction
 
@@ -24,22 +25,28 @@ class LikeTarget:
     lock: Callable[[int], bool]  # lock the item's row until commit; False when it is gone
     lock_many: Callable[[Iterable[int]], object]  # lock several items' rows, in id order
     count_add: Callable[[Iterable[int], int], object]  # move like_count of these items by delta
+    # Called as on_added(item, user) in the like's transaction after a new like (Things: the webhook event).
+    on_added: Callable[[Any, Any], None] | None = None
 
 
-def counted_like_add(target: LikeTarget, *, item, user) -> None:
-    """Like `item`; liking again is a no-op. Side effects: a `like` event for its creator, once."""
+def counted_like_add(target: LikeTarget, *, item, user) -> bool:
+    """Like `item`; liking again is a no-op (returns False). Side effects: a `like` event for its creator,
+    once; `target.on_added(item, user)`."""
     with transaction.atomic():
         if not target.lock(item.pk):
             raise NotFound()  # deleted since the view read it
         likes = target.like_model._default_manager.filter(user=user, **{f"{target.field}_id": item.pk})
         if likes.exists():
-            return
+            return False
         target.like_model._default_manager.create(user=user, **{f"{target.field}_id": item.pk})
         target.count_add([item.pk], 1)
         event_record(
             recipient=item.creator, actor=user, kind=Event.Kind.LIKE, target_type=target.event_target_type,
             target_id=item.pk,
         )
+        if target.on_added is not None:
+            target.on_added(item, user)
+        return True
 
 
 def counted_like_remove(target: LikeTarget, *, item, user) -> None:

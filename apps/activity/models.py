@@ -30,3 +30,8 @@ class Event(models.Model):
     class Meta:
         db_table = "accounts_event"
         indexes = [models.Index(fields=["recipient", "created"], name="accounts_ev_recipie_7c3017_idx")]
+        verbose_name = "activity event"
+        verbose_name_plural = "activity events"
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} event {self.pk} for {self.recipient}"

@@ -1,6 +1,7 @@
 """Admin for comments: moderators hide them with a reason (core.moderation) or delete them. Every change
 goes through services, so the targets' comment_count stays exact (STYLE.md)."""
 from django.contrib import admin
+from django.urls import reverse
 
 from apps.comments import services
 from apps.comments.models import Comment
@@ -11,6 +12,16 @@ MODERATION_FIELDS = ("is_hidden", "hidden_reason", "hidden_at", "hidden_by")
 
 @admin.register(Comment)
 class CommentAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+    def view_on_site(self, obj):
+        """The page the comment is shown on, at the comment."""
+        if obj.thing_id:
+            page = reverse("thing-page", args=[obj.thing_id])
+        elif obj.make_id:
+            page = reverse("make-page", args=[obj.make_id])
+        else:
+            page = reverse("group-page-topic", args=[obj.topic.group.slug, obj.topic_id])
+        return f"{page}#comment-{obj.pk}"
+
     list_display = (
         "id", "target_type", "target_id", "user", "short_body", "is_deleted",
         *HideWithReasonAdminMixin.moderation_list_display, "added",

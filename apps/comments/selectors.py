@@ -118,7 +118,9 @@ def comment_target_check_writable(target, *, viewer) -> None:
 def comment_queryset(*, viewer) -> QuerySet:
     """Comments `viewer` may see once their target is visible: not hidden (staff see hidden ones), with
     their authors joined. Creation order (ids grow with time; a reply is always after its parent)."""
-    return Comment.objects.filter(visible_q(viewer)).select_related("user").order_by("id")
+    qs = Comment.objects.filter(visible_q(viewer)).select_related("user").order_by("id")
+    # Staff see hidden comments with a banner naming the moderator (templates/core/_hidden_banner.html).
+    return qs.select_related("hidden_by") if viewer_sees_hidden(viewer) else qs
 
 
 def comment_get_for_viewer(comment_id, *, viewer) -> Comment:

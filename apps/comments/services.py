@@ -25,7 +25,11 @@ from apps.core.services import model_update
 from apps.groups.counters import topic_count_add
 from apps.groups.models import GroupMember, GroupTopic
 from apps.makes.counters import make_count_add
+from apps.accounts.links import iso8601
 from apps.things.counters import thing_count_add
+from apps.things.events import thing_event
+from apps.things.models import Thing
+from apps.things.wire import user_event_dict
 
 # Each target's counters have one owner; comments move comment_count through it.
 COUNT_ADD: dict[str, Callable[[int, str, int], int]] = {
@@ -67,6 +71,14 @@ def _target_owner(target):
     return target.user if isinstance(target, GroupTopic) else target.creator
 
 
+def _thing_commented(thing, comment: Comment) -> None:
+    """thing_commented (apps/webhooks/catalog.py) for the apps the Thing's creator authorized."""
+    thing_event(thing, "thing_commented", comment=lambda: {
+        "id": comment.pk, "body": comment.body, "parent_id": comment.parent_id, "added": iso8601(comment.added),
+        "user": user_event_dict(comment.user),
+    })
+
+
 def comment_create(*, user, target, body: str) -> Comment:
     """A new top-level comment on a Thing, make or group topic (members only for a topic, 403).
 
@@ -87,6 +99,8 @@ def comment_create(*, user, target, body: str) -> Comment:
             recipient=_target_owner(target), actor=user, kind=Event.Kind.COMMENT, target_type="comment",
             target_id=comment.pk,
         )
+        if target_type == Comment.TargetType.THING:
+            _thing_commented(target, comment)
     return comment
 
 
@@ -127,6 +141,10 @@ def comment_reply(*, user, comment: Comment, body: str) -> Comment:
                 recipient=comment.user, actor=user, kind=Event.Kind.COMMENT, target_type="comment",
                 target_id=reply.pk,
             )
+        if reply.thing_id is not None:
+            # The selectors load a comment with its Thing (comment_get_for_viewer): no query here then.
+            thing = comment.thing if comment.thing_id == reply.thing_id else Thing.objects.get(pk=reply.thing_id)
+            _thing_commented(thing, reply)
     return reply
 
 

@@ -3,11 +3,16 @@ through this app's services; the credentials' admins are apps/oauth/admin.py, wh
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count
+from django.http import Http404, HttpResponseNotAllowed
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from oauth2_provider import admin as dot_admin
 from oauth2_provider.models import get_application_model
 
+from apps.core import dashboard
 from apps.core.exceptions import ValidationFailed
 from apps.developers import services as developer_services
 
@@ -61,6 +66,10 @@ class ApplicationAdmin(admin.ModelAdmin):
     list_select_related = ("user", "review_request")
     ordering = ("-created",)
     actions = ("approve", "reject")
+    # The app's page is its owner's developer page: staff are not its owner (404 there), so the admin does
+    # not offer "View on site" for applications.
+    view_on_site = False
+    change_form_template = "admin/oauth/application/change_form.html"
     # client_secret is deliberately absent from every page (DOT stores only a hash; spec §5: never sent
     # to a browser); the webhook secret appears masked.
     fields = (
@@ -112,6 +121,67 @@ class ApplicationAdmin(admin.ModelAdmin):
         for application in queryset:
             developer_services.application_delete(application=application)
 
+    # --- approve and reject from the application's own page ---------------------------------------------
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("<int:object_id>/approve/", wrap(self.approve_view), name="oauth_application_approve"),
+            path("<int:object_id>/reject/", wrap(self.reject_view), name="oauth_application_reject"),
+            *super().get_urls(),
+        ]
+
+    def _review_target(self, request, object_id):
+        """The application for a review button, or 403 (no change permission) / 404."""
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        application = self.get_object(request, str(object_id))
+        if application is None:
+            raise Http404("No such application.")
+        return application
+
+    def _change_url(self, application) -> str:
+        return reverse("admin:oauth_application_change", args=[application.pk])
+
+    def approve_view(self, request, object_id):
+        """POST only: approve this application (the change page's Approve button)."""
+        application = self._review_target(request, object_id)
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        developer_services.application_approve(application=application, moderator=request.user)
+        self.message_user(request, f"Approved “{application.name}”.", messages.SUCCESS)
+        return redirect(self._change_url(application))
+
+    def reject_view(self, request, object_id):
+        """GET: the reason form; POST: reject this application with the reason (required)."""
+        application = self._review_target(request, object_id)
+        form = RejectReasonForm(request.POST if request.method == "POST" else None)
+        status = 200
+        if form.is_bound:
+            if form.is_valid():
+                try:
+                    developer_services.application_reject(
+                        application=application, moderator=request.user, reason=form.cleaned_data["reason"]
+                    )
+                except ValidationFailed as exc:
+                    form.add_error("reason", "; ".join((exc.errors or {}).get("reason", [exc.message])))
+                else:
+                    self.message_user(request, f"Rejected “{application.name}”.", messages.SUCCESS)
+                    return redirect(self._change_url(application))
+            status = 400
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Reject “{application.name}”",
+            "opts": self.model._meta,
+            "original": application,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/oauth/application/reject_one.html", context, status=status)
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        context["can_review"] = obj is not None and self.has_change_permission(request)
+        return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
+
     @admin.display(description="users", ordering="_user_count")
     def user_count(self, obj):
         return obj._user_count
@@ -160,3 +230,34 @@ class ApplicationAdmin(admin.ModelAdmin):
             "action_name": "reject",
         }
         return TemplateResponse(request, "admin/oauth/application/reject_reason.html", context)
+
+
+# --- the moderation dashboard's panel (apps/core/dashboard.py) ---------------------------------------------
+
+
+def _apps_awaiting_review() -> list[dashboard.Row]:
+    """Apps their owners submitted for review that are still pending, oldest request first."""
+    pending = (
+        Application.objects.filter(approval_state=Application.Approval.PENDING, review_request__isnull=False)
+        .select_related("user", "review_request")
+        .order_by("review_request__submitted_at", "pk")[:20]
+    )
+    return [
+        dashboard.Row(
+            label=application.name,
+            url=reverse("admin:oauth_application_change", args=[application.pk]),
+            detail=f"{application.get_app_type_display()} app by {application.user}",
+            when=application.review_request.submitted_at,
+        )
+        for application in pending
+    ]
+
+
+dashboard.dashboard_panel_register(dashboard.Panel(
+    key="apps-review",
+    title="Apps awaiting review",
+    rows=_apps_awaiting_review,
+    permission="oauth.view_application",
+    empty="No application is waiting for review.",
+    more=lambda: ("Every submitted application", reverse("admin:oauth_application_changelist") + "?review=submitted"),
+))

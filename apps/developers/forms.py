@@ -3,6 +3,7 @@ from django import forms
 from oauth2_provider.models import get_application_model
 
 from apps.developers import rules
+from apps.webhooks import catalog as webhook_catalog
 
 Application = get_application_model()
 
@@ -88,3 +89,13 @@ class ApplicationEditForm(ApplicationForm):
         for message in rules.webhook_url_blockers(url):
             self.add_error("webhook_url", message)
         return url
+
+
+class WebhookEventsForm(forms.Form):
+    """The webhook events an app receives (apps/webhooks/catalog.py): templates/developers/_webhook_events.html."""
+
+    events = forms.MultipleChoiceField(
+        choices=[(spec.name, spec.name) for spec in webhook_catalog.EVENTS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.developers import docs, views
+from apps.developers import docs, views, views_webhook_events
 
 app_name = "developers"
 
@@ -14,6 +14,11 @@ urlpatterns = [
         "developers/apps/<int:pk>/webhook-secret",
         views.ApplicationWebhookSecretRotateView.as_view(),
         name="app-webhook-secret",
+    ),
+    path(
+        "developers/apps/<int:pk>/webhook-events",
+        views_webhook_events.ApplicationWebhookEventsView.as_view(),
+        name="app-webhook-events",
     ),
     path("developers/apps/<int:pk>/webhook-ping", views.ApplicationWebhookPingView.as_view(), name="app-webhook-ping"),
     path(

@@ -1,5 +1,6 @@
 """Admin for groups and group topics. Moderators hide a group with a reason (core.moderation)."""
 from django.contrib import admin
+from django.urls import reverse
 
 from apps.core.moderation import HideWithReasonAdminMixin
 from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
@@ -26,6 +27,9 @@ class GroupThingInline(admin.TabularInline):
 
 @admin.register(Group)
 class GroupAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+    def view_on_site(self, obj):
+        return reverse("group-page", args=[obj.slug])
+
     list_display = (
         "id", "name", "slug", "creator", *HideWithReasonAdminMixin.moderation_list_display, "added",
         "modified",
@@ -42,6 +46,9 @@ class GroupAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
 
 @admin.register(GroupTopic)
 class GroupTopicAdmin(admin.ModelAdmin):
+    def view_on_site(self, obj):
+        return reverse("group-page-topic", args=[obj.group.slug, obj.pk])
+
     list_display = ("id", "name", "group", "user", "pinned", "added", "modified")
     list_select_related = ("group", "user")
     list_filter = ("pinned",)

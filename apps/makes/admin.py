@@ -1,6 +1,7 @@
 """Admin for copies (makes): moderators hide (with a reason) and unhide; deletions go through services,
 so the Thing's make_count stays the number of its visible makes (STYLE.md)."""
 from django.contrib import admin
+from django.urls import reverse
 
 from apps.core.moderation import HideWithReasonAdminMixin
 from apps.makes import services
@@ -9,6 +10,9 @@ from apps.makes.models import Make
 
 @admin.register(Make)
 class MakeAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+    def view_on_site(self, obj):
+        return reverse("make-page", args=[obj.pk])
+
     list_display = (
         "id", "thing", "creator", "like_count", "comment_count",
         *HideWithReasonAdminMixin.moderation_list_display, "added",

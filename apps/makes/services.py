@@ -15,13 +15,17 @@ from apps.activity.models import Event
 from apps.activity.services import event_record
 from apps.core.exceptions import NotFound, RuleViolation
 from apps.core.services import model_update
+from apps.accounts.links import iso8601
 from apps.makes import counters, rules
+from apps.makes.links import make_api_url, make_public_url
 from apps.makes.models import Make, MakeLike
 from apps.things import counters as thing_counters
 from apps.things.models import Thing
+from apps.things.wire import user_event_dict
 from apps.uploads.models import Image, Upload
 from apps.uploads.files.services import image_delete, upload_image_attach
 from apps.uploads.flow.services import object_delete_on_commit, upload_start
+from apps.webhooks import services as webhook_services
 
 MAKE_LIKES = LikeTarget(
     like_model=MakeLike,
@@ -58,11 +62,25 @@ def _delete_locked(make_ids: list[int]) -> None:
 # --- create ------------------------------------------------------------------------------------------
 
 
+def _make_event(event: str, *, make_id: int, thing_id: int, user_ids, payload) -> None:
+    """make_created / make_deleted (apps/webhooks/catalog.py) for the apps the maker or the Thing's creator
+    authorized (each app once), in the caller's transaction."""
+    webhook_services.webhook_user_event_record(user_ids=user_ids, event=event, payload=payload)
+
+
 def _create_locked(*, thing: Thing, creator, description: str = "") -> Make:
     make = Make.objects.create(thing=thing, creator=creator, description=description)
     thing_counters.thing_count_add(thing.pk, "make_count", 1)
     event_record(
         recipient=thing.creator, actor=creator, kind=Event.Kind.MAKE, target_type="make", target_id=make.pk
+    )
+    _make_event(
+        "make_created", make_id=make.pk, thing_id=thing.pk, user_ids=[creator.pk, thing.creator_id],
+        payload=lambda: {"make": {
+            "id": make.pk, "url": make_api_url(make.pk), "public_url": make_public_url(make.pk),
+            "description": make.description, "thing_id": thing.pk, "added": iso8601(make.added),
+            "user": user_event_dict(creator),
+        }},
     )
     return make
 
@@ -136,12 +154,20 @@ def make_delete(*, make: Make) -> None:
     Thing's make_count follows when the make was visible. Deleting it twice is a no-op."""
     with transaction.atomic():
         thing_counters.thing_lock(make.thing_id)
-        row = Make.objects.select_for_update().filter(pk=make.pk).values("is_hidden").first()
+        row = (
+            Make.objects.select_for_update(of=("self",)).filter(pk=make.pk)
+            .values("is_hidden", "creator_id", "thing__creator_id").first()
+        )
         if row is None:
             return
         _delete_locked([make.pk])
         if not row["is_hidden"]:
             thing_counters.thing_count_add(make.thing_id, "make_count", -1)
+            _make_event(
+                "make_deleted", make_id=make.pk, thing_id=make.thing_id,
+                user_ids=[row["creator_id"], row["thing__creator_id"]],
+                payload=lambda: {"make": {"id": make.pk, "url": make_api_url(make.pk), "thing_id": make.thing_id}},
+            )
 
 
 def make_hidden_changed(*, make: Make) -> None:
@@ -153,6 +179,13 @@ def make_hidden_changed(*, make: Make) -> None:
             return
         count = Make.objects.filter(thing_id=make.thing_id, is_hidden=False).count()
         thing_counters.thing_count_set(make.thing_id, "make_count", count)
+        if make.is_hidden:  # to apps a hidden make is gone, as a hidden Thing is
+            thing_creator_id = Thing.objects.filter(pk=make.thing_id).values_list("creator_id", flat=True).first()
+            _make_event(
+                "make_deleted", make_id=make.pk, thing_id=make.thing_id,
+                user_ids=[make.creator_id, thing_creator_id],
+                payload=lambda: {"make": {"id": make.pk, "url": make_api_url(make.pk), "thing_id": make.thing_id}},
+            )
 
 
 # --- images ------------------------------------------------------------------------------------------

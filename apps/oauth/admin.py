@@ -1,6 +1,11 @@
 """Safe, read-only admins for DOT's credential models (the applications' admin is the app lifecycle's:
 apps/developers/admin.py).
 
+Only what moderators use is registered: access and refresh tokens (to revoke them) and users' consents.
+Authorization codes (Grant), ID tokens and the exchanged-code log are the OAuth flows' own bookkeeping,
+short-lived or internal: moderators never act on them, so they are left out of the admin
+(docs/decisions.md: Moderation dashboard and admin).
+
 Credentials never reach an admin page: the client secret is not shown at all (DOT keeps only its hash
 anyway), tokens and codes appear masked to their last 4 characters and are not searchable (a search
 term would land in access logs and browser history).
@@ -16,7 +21,7 @@ from oauth2_provider.models import (
 )
 
 from apps.core.admin import ReadOnlyAdmin
-from apps.oauth.models import AppAuthorization, AuthorizationCodeUse
+from apps.oauth.models import AppAuthorization
 
 Application = get_application_model()
 AccessToken = get_access_token_model()
@@ -72,22 +77,6 @@ class RefreshTokenAdmin(_ReadOnlyCredentialAdmin):
         return mask_credential(obj.token)
 
 
-@admin.register(Grant)
-class GrantAdmin(_ReadOnlyCredentialAdmin):
-    list_display = ("pk", "masked_code", "user", "application", "expires")
-    fields = ("masked_code", "user", "application", "redirect_uri", "scope", "expires", "created")
-
-    @admin.display(description="code")
-    def masked_code(self, obj):
-        return mask_credential(obj.code)
-
-
-@admin.register(IDToken)
-class IDTokenAdmin(_ReadOnlyCredentialAdmin):
-    list_display = ("jti", "user", "application", "expires")
-    fields = ("jti", "user", "application", "scope", "expires", "created")
-
-
 @admin.register(AppAuthorization)
 class AppAuthorizationAdmin(ReadOnlyAdmin):
     list_display = ("application", "user", "created")
@@ -98,13 +87,3 @@ class AppAuthorizationAdmin(ReadOnlyAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
-
-
-@admin.register(AuthorizationCodeUse)
-class AuthorizationCodeUseAdmin(ReadOnlyAdmin):
-    """Exchanged authorization codes (replay detection); the code's checksum is not shown."""
-
-    list_display = ("pk", "application", "access_token_id", "created")
-    list_select_related = ("application",)
-    search_fields = ("application__name", "application__client_id")
-    fields = ("application", "access_token_id", "token_family", "created")

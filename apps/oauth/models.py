@@ -3,6 +3,7 @@ import base64
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 from oauth2_provider.models import AbstractApplication
 
 
@@ -44,6 +45,12 @@ class Application(AbstractApplication):
     class Meta(AbstractApplication.Meta):
         swappable = "OAUTH2_PROVIDER_APPLICATION_MODEL"
 
+    def get_absolute_url(self) -> str:
+        # DOT's reverses its own "oauth2_provider:detail", a namespace Thingyard does not mount (a 500 in the
+        # admin). The app's page is its owner's developer page; the admin does not offer it (staff are not
+        # its owner).
+        return reverse("developers:app-detail", args=[self.pk])
+
     @property
     def is_approved(self) -> bool:
         return self.approval_state == self.Approval.APPROVED
@@ -67,6 +74,11 @@ class AppAuthorization(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["application", "user"], name="oauth_appauth_unique")]
+        verbose_name = "app authorization (consent)"
+        verbose_name_plural = "app authorizations (consents)"
+
+    def __str__(self) -> str:
+        return f"{self.user} authorized {self.application}"
 
 
 class AuthorizationCodeUse(models.Model):
@@ -86,3 +98,6 @@ class AuthorizationCodeUse(models.Model):
     # The refresh-token family minted with it: rotation replaces the access token, the family stays.
     token_family = models.UUIDField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"Authorization code used for {self.application}"

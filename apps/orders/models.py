@@ -45,3 +45,6 @@ class Order(models.Model):
         constraints = [
             models.CheckConstraint(condition=models.Q(amount__gte=0), name="orders_amount_not_negative"),
         ]
+
+    def __str__(self) -> str:
+        return f"Order {self.pk} ({self.get_status_display()})"

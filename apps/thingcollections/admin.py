@@ -1,5 +1,6 @@
 """Admin for collections. Deletions go through services so `collect_count` stays exact (STYLE.md)."""
 from django.contrib import admin, messages
+from django.urls import reverse
 
 from apps.thingcollections import services
 from apps.thingcollections.models import Collection, CollectionThing
@@ -19,6 +20,9 @@ class CollectionThingInline(admin.TabularInline):
 
 @admin.register(Collection)
 class CollectionAdmin(admin.ModelAdmin):
+    def view_on_site(self, obj):
+        return reverse("collection-page", args=[obj.pk])
+
     list_display = ("id", "name", "creator", "created_by_app", "is_featured", "added", "modified")
     list_filter = ("is_featured",)
     list_select_related = ("creator", "created_by_app")

@@ -4,6 +4,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import Count, Q
+from django.urls import reverse
 
 from apps.core.exceptions import DomainError
 from apps.core.moderation import HideWithReasonAdminMixin
@@ -47,6 +48,9 @@ MODERATION_FIELDS = ("is_hidden", "hidden_reason", "hidden_at", "hidden_by")
 
 @admin.register(Thing)
 class ThingAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+    def view_on_site(self, obj):
+        return reverse("thing-page", args=[obj.pk])
+
     list_display = (
         "name", "creator", "category", "is_published", "is_featured", "like_count",
         *HideWithReasonAdminMixin.moderation_list_display, "added",
@@ -168,6 +172,9 @@ class CategoryAdminForm(forms.ModelForm):
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
+    def view_on_site(self, obj):
+        return reverse("browse-category", args=[obj.slug])
+
     form = CategoryAdminForm
     list_display = ("tree_name", "slug", "parent", "position", "published_things")
     list_select_related = ("parent",)
@@ -209,6 +216,9 @@ class TagAdminForm(forms.ModelForm):
 
 @admin.register(Tag)
 class TagAdmin(admin.ModelAdmin):
+    def view_on_site(self, obj):
+        return reverse("browse-tag", args=[obj.name])
+
     form = TagAdminForm
     list_display = ("name", "thing_count", "published_count")
     search_fields = ("name",)

@@ -90,6 +90,11 @@ class ThingTag(models.Model):
     class Meta:
         ordering = ["position", "id"]
         constraints = [models.UniqueConstraint(fields=["thing", "tag"], name="things_thingtag_unique")]
+        verbose_name = "Thing tag"
+        verbose_name_plural = "Thing tags"
+
+    def __str__(self) -> str:
+        return f"Tag {self.tag_id} on Thing {self.thing_id}"
 
 
 class Remix(models.Model):
@@ -102,6 +107,11 @@ class Remix(models.Model):
             models.UniqueConstraint(fields=["derivative", "ancestor"], name="things_remix_unique"),
             models.CheckConstraint(condition=~models.Q(derivative=models.F("ancestor")), name="things_remix_not_self"),
         ]
+        verbose_name = "remix link"
+        verbose_name_plural = "remix links"
+
+    def __str__(self) -> str:
+        return f"Thing {self.derivative_id} remixes Thing {self.ancestor_id}"
 
 
 class Like(models.Model):

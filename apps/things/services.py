@@ -12,6 +12,8 @@ from apps.core.licenses import THING_LICENSES
 from apps.things import counters, rules, selectors
 from apps.things.hooks import thing_index_forget, thing_index_sync, thing_reindex
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
+from apps.things.events import thing_event, thing_gone_event
+from apps.things.wire import user_event_dict
 
 THING_LIKES = LikeTarget(
     like_model=Like,
@@ -20,6 +22,7 @@ THING_LIKES = LikeTarget(
     lock=counters.thing_lock,
     lock_many=counters.things_lock,
     count_add=lambda thing_ids, delta: counters.thing_count_add(thing_ids, "like_count", delta),
+    on_added=lambda thing, user: thing_event(thing, "thing_liked", user=lambda: user_event_dict(user)),
 )
 
 FALLBACK_LICENSE = "cc-sa"
@@ -134,6 +137,7 @@ def thing_create(
     _tags_set(thing, tag_names)
     Remix.objects.bulk_create([Remix(derivative=thing, ancestor_id=i) for i in ancestor_ids])
     thing_reindex(thing_ids=[thing.pk])
+    thing_event(thing, "thing_created")
     return thing
 
 
@@ -142,7 +146,8 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
     """Change a Thing (spec §4.2 PATCH): the fields given only; `tags` replaces every tag.
 
     Side effects: re-indexes the Thing for search when its name, description or tags change, and
-    syncs its search row when a field search filters by changes.
+    syncs its search row when a field search filters by changes; a thing_updated webhook event when
+    anything changed.
     """
     errors: dict[str, list[str]] = {}
     category = _category_resolve(data["category"], errors) if "category" in data else None
@@ -171,6 +176,8 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
         thing_reindex(thing_ids=[thing.pk])  # the whole search row, too
     elif SEARCH_FILTER_FIELDS.intersection(changed):
         thing_index_sync(thing_ids=[thing.pk])
+    if changed:
+        thing_event(thing, "thing_updated", changed=sorted(changed))
     return thing
 
 
@@ -178,9 +185,13 @@ def thing_delete(*, thing: Thing) -> None:
     """Delete a Thing irreversibly (spec §4.2). Its likes, watches, tags and remix links go with it, and
     so does its row in every list and in search (its search row by ON DELETE CASCADE).
 
-    Side effects: cached search windows are stale (apps.search.window)."""
-    Thing.objects.filter(pk=thing.pk).delete()
-    thing_index_forget(thing_ids=[thing.pk])
+    Side effects: cached search windows are stale (apps.search.window); a thing_deleted webhook event
+    (none for a hidden Thing: its thing_deleted went out when it was hidden)."""
+    with transaction.atomic():
+        deleted, _ = Thing.objects.filter(pk=thing.pk).delete()
+        thing_index_forget(thing_ids=[thing.pk])
+        if deleted and not thing.is_hidden:
+            thing_gone_event(thing_id=thing.pk, creator_id=thing.creator_id)
 
 
 @transaction.atomic
@@ -206,6 +217,7 @@ def thing_publish(*, thing: Thing) -> Thing:
     thing.published_at = thing.published_at or timezone.now()
     thing.save(update_fields=["is_published", "published_at"])
     thing_index_sync(thing_ids=[thing.pk])
+    thing_event(thing, "thing_published")
     return thing
 
 
@@ -213,8 +225,14 @@ def thing_hidden_changed(*, thing: Thing) -> None:
     """After a moderator hid or unhid a Thing (admin on_hidden/on_unhidden, core.moderation): its search
     row follows, so it leaves (or returns to) search at once.
 
-    Side effects: cached search windows are stale (apps.search.window)."""
-    thing_index_sync(thing_ids=[thing.pk])
+    Side effects: cached search windows are stale (apps.search.window); webhook events: thing_deleted
+    when hidden (to apps the Thing is gone), thing_updated when restored."""
+    with transaction.atomic():
+        thing_index_sync(thing_ids=[thing.pk])
+        if thing.is_hidden:
+            thing_gone_event(thing_id=thing.pk, creator_id=thing.creator_id)
+        else:
+            thing_event(thing, "thing_updated", changed=["is_hidden"])
 
 
 def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:
@@ -235,7 +253,8 @@ def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:
 
 
 def thing_like(*, user, thing: Thing) -> None:
-    """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once.
+    """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once;
+    a thing_liked webhook event (THING_LIKES.on_added).
 
     The Thing row is locked while the Like and `like_count` change, so the counter stays exact under
     concurrent likes and unlikes of the same Thing (apps.activity.likes).

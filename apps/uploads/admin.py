@@ -2,6 +2,7 @@
 the one action here re-runs the service's own check of pending uploads."""
 
 from django.contrib import admin, messages
+from django.urls import reverse
 
 from apps.uploads.flow import services
 from apps.uploads.models import Image, ThingFile, Upload
@@ -42,6 +43,9 @@ class UploadAdmin(ReadOnlyAdmin):
 
 @admin.register(ThingFile)
 class ThingFileAdmin(ReadOnlyAdmin):
+    def view_on_site(self, obj):
+        return reverse("thing-page", args=[obj.thing_id])
+
     list_display = ("id", "name", "thing", "status", "size", "content_type", "download_count", "added")
     list_select_related = ("thing",)
     list_filter = ("status", "added")
@@ -52,6 +56,9 @@ class ThingFileAdmin(ReadOnlyAdmin):
 
 @admin.register(Image)
 class ImageAdmin(ReadOnlyAdmin):
+    def view_on_site(self, obj):
+        return reverse("thing-page", args=[obj.thing_id]) if obj.thing_id else reverse("make-page", args=[obj.copy_id])
+
     list_display = ("id", "name", "thing", "copy_id", "status", "size", "rank", "featured", "added")
     list_select_related = ("thing",)
     list_filter = ("status", "featured", "added")

@@ -44,6 +44,9 @@ class Upload(models.Model):
     class Meta:
         indexes = [models.Index(fields=["status", "expires_at"], name="uploads_upload_sweep_idx")]
 
+    def __str__(self) -> str:
+        return f"Upload {self.pk}: {self.filename} ({self.get_status_display()})"
+
 
 class ProcessingStatus(models.TextChoices):
     PROCESSING = "processing", "Processing"
@@ -71,6 +74,11 @@ class ThingFile(models.Model):
 
     class Meta:
         ordering = ["added", "id"]
+        verbose_name = "Thing file"
+        verbose_name_plural = "Thing files"
+
+    def __str__(self) -> str:
+        return f"File {self.name} of Thing {self.thing_id}"
 
 
 # docs/decisions.md (Thing images): the renders of a Thing's mesh files come after its uploaded images.
@@ -121,6 +129,10 @@ class Image(models.Model):
                 name="uploads_image_has_owner",
             )
         ]
+
+    def __str__(self) -> str:
+        owner = f"Thing {self.thing_id}" if self.thing_id else f"make {self.copy_id}"
+        return f"Image {self.name} of {owner}"
 
 
 class Download(models.Model):

@@ -1,8 +1,17 @@
-from django.contrib import admin, messages
+from datetime import timedelta
 
+from django.contrib import admin, messages
+from django.db.models import Count, Max, Q
+from django.urls import reverse
+from django.utils import timezone
+from oauth2_provider.models import get_application_model
+
+from apps.core import dashboard
 from apps.core.exceptions import RuleViolation
 from apps.webhooks import services
 from apps.webhooks.models import Attempt, Delivery
+
+Application = get_application_model()
 
 
 class AttemptInline(admin.TabularInline):
@@ -66,3 +75,49 @@ class AttemptAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+# --- the moderation dashboard's panel (apps/core/dashboard.py) ---------------------------------------------
+
+FAILING_WINDOW = timedelta(days=7)
+
+
+def _failing_endpoints() -> list[dashboard.Row]:
+    """Apps whose endpoint is disabled (it answered 410), or whose deliveries of the last 7 days gave up
+    or are being retried after a failure; the worst first. Two queries."""
+    since = timezone.now() - FAILING_WINDOW
+    failing = (
+        Delivery.objects.filter(created__gte=since)
+        .filter(Q(status=Delivery.Status.FAILED) | Q(status=Delivery.Status.PENDING, attempt_count__gte=1))
+        .values("application_id", "application__name", "application__webhook_url")
+        .annotate(count=Count("id"), last=Max("created"))
+        .order_by("-count", "-last")[:20]
+    )
+    rows = {
+        entry["application_id"]: dashboard.Row(
+            label=entry["application__name"],
+            url=reverse("admin:webhooks_delivery_changelist") + f"?application__id__exact={entry['application_id']}",
+            detail=f"{entry['count']} failing deliveries to {entry['application__webhook_url'] or '(no URL)'}",
+            when=entry["last"],
+        )
+        for entry in failing
+    }
+    disabled = Application.objects.filter(webhook_disabled_at__isnull=False).order_by("-webhook_disabled_at")[:20]
+    for application in disabled:
+        rows[application.pk] = dashboard.Row(
+            label=application.name,
+            url=reverse("admin:webhooks_delivery_changelist") + f"?application__id__exact={application.pk}",
+            detail=f"Endpoint disabled: {application.webhook_disabled_reason or 'it answered 410 Gone'}",
+            when=application.webhook_disabled_at,
+        )
+    return list(rows.values())
+
+
+dashboard.dashboard_panel_register(dashboard.Panel(
+    key="webhooks-failing",
+    title="Failing webhook endpoints",
+    rows=_failing_endpoints,
+    permission="webhooks.view_delivery",
+    empty="Every webhook endpoint is answering.",
+    more=lambda: ("Every failed delivery", reverse("admin:webhooks_delivery_changelist") + "?status__exact=failed"),
+))

@@ -23,6 +23,9 @@ class Delivery(models.Model):
     # Standard Webhooks `webhook-id`: the same across every retry and redelivery of this event.
     message_id = models.CharField(max_length=64, unique=True)
     payload = models.JSONField()
+    # An event about users' content (catalog.USER_EVENTS): the users whose consent let it through. It is
+    # sent only while one of them still authorizes the app (revoking stops what is still pending).
+    subject_user_ids = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     attempt_count = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
@@ -37,6 +40,11 @@ class Delivery(models.Model):
             models.Index(fields=["status", "next_attempt_at"], name="webhooks_delivery_due_idx"),
             models.Index(fields=["application", "-created"], name="webhooks_delivery_app_idx"),
         ]
+        verbose_name = "webhook delivery"
+        verbose_name_plural = "webhook deliveries"
+
+    def __str__(self) -> str:
+        return f"{self.event} delivery #{self.pk} ({self.get_status_display()})"
 
 
 class Attempt(models.Model):
@@ -54,3 +62,30 @@ class Attempt(models.Model):
     class Meta:
         ordering = ["-started_at", "-id"]
         constraints = [models.UniqueConstraint(fields=["delivery", "number"], name="webhooks_attempt_unique")]
+        verbose_name = "webhook delivery attempt"
+        verbose_name_plural = "webhook delivery attempts"
+
+    def __str__(self) -> str:
+        answer = self.status_code if self.status_code is not None else "no answer"
+        return f"Attempt {self.number} of delivery {self.delivery_id} ({answer})"
+
+
+class EventSelection(models.Model):
+    """The webhook events an app chose (apps/webhooks/catalog.py). No row: the catalog's defaults (the
+    order events); Thing and make events are opt-in (docs/decisions.md: Thing and make webhooks)."""
+
+    application = models.OneToOneField(
+        settings.OAUTH2_PROVIDER_APPLICATION_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="webhook_event_selection",
+    )
+    events = models.JSONField(default=list, help_text="Event names of apps/webhooks/catalog.py")
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "webhook event selection"
+        verbose_name_plural = "webhook event selections"
+
+    def __str__(self) -> str:
+        return f"Webhook events of {self.application}"

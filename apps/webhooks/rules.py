@@ -8,7 +8,9 @@ from datetime import timedelta
 
 from django.conf import settings
 
-EVENTS = ("ping", "order_created", "refund_requested", "order_refunded")
+from apps.webhooks import catalog
+
+EVENTS = ("ping", *catalog.NAMES)
 
 # Delay before attempt n+1 after attempt n failed (Standard Webhooks' schedule, stretched to ~3 days):
 # 5 s, 5 min, 30 min, 2 h, 5 h, then 10 h six times = 67 h 35 min after the first attempt, 12 attempts.
@@ -83,3 +85,17 @@ def delivery_redeliver_blockers(delivery) -> list[str]:
     if delivery.status == delivery.Status.SENDING:
         return ["This delivery is being sent right now."]
     return endpoint_send_blockers(delivery.application)
+
+
+def events_chosen(selection_events: list | None) -> frozenset[str]:
+    """The events an app receives: what it chose, or the catalog's defaults (order events) when it never
+    chose (no EventSelection row). Unknown names (an event since removed) are ignored."""
+    if selection_events is None:
+        return catalog.DEFAULT_EVENTS
+    return frozenset(name for name in selection_events if name in catalog.BY_NAME)
+
+
+def event_selection_errors(events) -> list[str]:
+    """Why a selection cannot be saved; empty when it can."""
+    unknown = sorted(set(events) - set(catalog.NAMES))
+    return [f"Unknown event: {name}." for name in unknown]

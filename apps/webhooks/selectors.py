@@ -1,8 +1,14 @@
-"""Webhook reads: an app's recent deliveries with their attempts, a delivery of an owner's app."""
+"""Webhook reads: an app's recent deliveries with their attempts, a delivery of an owner's app, the apps
+subscribed to a user's events, an app's chosen events."""
+from collections.abc import Iterable
+
 from django.db.models import Prefetch
+from oauth2_provider.models import get_application_model
 
 from apps.core.exceptions import NotFound
-from apps.webhooks.models import Attempt, Delivery
+from apps.oauth.models import AppAuthorization
+from apps.webhooks import rules
+from apps.webhooks.models import Attempt, Delivery, EventSelection
 
 RECENT_DELIVERIES = 20
 
@@ -22,3 +28,38 @@ def delivery_get_for_application(*, application, pk) -> Delivery:
         return Delivery.objects.select_related("application").get(pk=pk, application=application)
     except (Delivery.DoesNotExist, ValueError, TypeError):
         raise NotFound() from None
+
+
+def application_events(*, application) -> frozenset[str]:
+    """The events `application` receives (its selection, or the defaults). Reads the selection loaded by
+    select_related("webhook_event_selection") when it was, else one query."""
+    try:
+        selection = application.webhook_event_selection
+    except EventSelection.DoesNotExist:
+        return rules.events_chosen(None)
+    return rules.events_chosen(selection.events)
+
+
+def application_is_authorized_by_any(*, application, user_ids) -> bool:
+    """Whether one of `user_ids` still authorizes `application` (its consent has not been revoked)."""
+    return AppAuthorization.objects.filter(application=application, user_id__in=list(user_ids)).exists()
+
+
+def application_list_subscribed(*, user_ids: Iterable[int], event: str) -> list:
+    """The apps that one of `user_ids` authorized (a live consent: revoking deletes it), that have a
+    webhook URL and chose `event`; each once, by id. One query whatever the number of apps."""
+    ids = [uid for uid in dict.fromkeys(user_ids) if uid is not None]
+    if not ids:
+        return []
+    candidates = (
+        get_application_model()
+        .objects.filter(authorizations__user_id__in=ids, webhook_event_selection__isnull=False)
+        .exclude(webhook_url="")
+        .select_related("webhook_event_selection")
+        .order_by("pk")
+    )
+    subscribed: dict[int, object] = {}
+    for application in candidates:
+        if application.pk not in subscribed and event in application_events(application=application):
+            subscribed[application.pk] = application
+    return list(subscribed.values())

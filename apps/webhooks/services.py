@@ -13,6 +13,7 @@ Delivery is at least once: receivers dedupe on `webhook-id` (= message_id, the s
 import logging
 import time
 import uuid
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
@@ -21,10 +22,10 @@ from django.utils import timezone
 from oauth2_provider.models import get_application_model
 
 from apps.core.enqueue import task_enqueue
-from apps.core.exceptions import RuleViolation
+from apps.core.exceptions import RuleViolation, ValidationFailed
 from apps.webhooks import delivery as http
-from apps.webhooks import rules, signing
-from apps.webhooks.models import Attempt, Delivery
+from apps.webhooks import catalog, rules, selectors, signing
+from apps.webhooks.models import Attempt, Delivery, EventSelection
 
 logger = logging.getLogger(__name__)
 Application = get_application_model()
@@ -42,15 +43,18 @@ def _enqueue_on_commit(delivery_id: int, *, countdown: float | None = None) -> N
     transaction.on_commit(lambda: _enqueue(delivery_id, countdown=countdown))
 
 
-def webhook_event_record(*, application, event: str, payload: dict):
+def webhook_event_record(*, application, event: str, payload: dict, subject_user_ids=()):
     """Write the outbox row for `event` (inside the caller's transaction) and enqueue it on commit.
 
     The body is `{"event": event, **payload}` (ping: `{"event": "ping"}`). Returns the Delivery, or None
-    when the app has no webhook URL (nothing to deliver, nothing recorded). While the endpoint is
+    when the app has no webhook URL or did not choose the event (selectors.application_events: the order
+    events unless the developer turned them off); nothing is recorded then. While the endpoint is
     disabled (it answered 410) the event is recorded as `cancelled`, so the developer sees what was
     missed and can redeliver it after re-enabling. Side effects: enqueues `deliver` on commit.
     """
     if not application.webhook_url:
+        return None
+    if event != "ping" and event not in selectors.application_events(application=application):
         return None
     body = {"event": event} if event == "ping" else {**payload, "event": event}
     blocked = rules.endpoint_send_blockers(application)
@@ -59,6 +63,7 @@ def webhook_event_record(*, application, event: str, payload: dict):
         event=event,
         message_id=f"msg_{uuid.uuid4().hex}",
         payload=body,
+        subject_user_ids=list(subject_user_ids),
         status=Delivery.Status.CANCELLED if blocked else Delivery.Status.PENDING,
         next_attempt_at=None if blocked else timezone.now(),
         last_error=blocked[0] if blocked else "",
@@ -66,6 +71,43 @@ def webhook_event_record(*, application, event: str, payload: dict):
     if not blocked:
         _enqueue_on_commit(delivery.pk)
     return delivery
+
+
+def webhook_user_event_record(*, user_ids, event: str, payload: Callable[[], dict]) -> list[Delivery]:
+    """Record `event` about a user's content (catalog.USER_EVENTS) for every app subscribed to it: one
+    that one of `user_ids` authorized, with a webhook URL, that chose the event. Runs inside the caller's
+    transaction (each row commits with the change, as order events do).
+
+    One query when no app is subscribed (the common case); `payload()` is built only when one is, once,
+    and shared by every app. Returns the deliveries written. Side effects: enqueues `deliver` on commit.
+    """
+    if event not in catalog.USER_EVENTS:
+        raise ValueError(f"{event} is not an event about a user's content")
+    applications = selectors.application_list_subscribed(user_ids=user_ids, event=event)
+    if not applications:
+        return []
+    body = payload()
+    subjects = [uid for uid in dict.fromkeys(user_ids) if uid is not None]
+    deliveries = []
+    for application in applications:
+        delivery = webhook_event_record(application=application, event=event, payload=body, subject_user_ids=subjects)
+        if delivery is not None:
+            deliveries.append(delivery)
+    return deliveries
+
+
+def webhook_events_select(*, application, events) -> EventSelection:
+    """Store the events `application` receives (the portal's selection); replaces the previous choice.
+
+    ValidationFailed for a name not in the catalog."""
+    events = list(dict.fromkeys(events))
+    errors = rules.event_selection_errors(events)
+    if errors:
+        raise ValidationFailed(errors[0], errors={"events": errors})
+    chosen = [name for name in catalog.NAMES if name in events]  # catalog order
+    selection, _ = EventSelection.objects.update_or_create(application=application, defaults={"events": chosen})
+    application.webhook_event_selection = selection
+    return selection
 
 
 def _claim(delivery_id: int, now) -> bool:
@@ -95,6 +137,10 @@ def webhook_deliver(*, delivery_id: int) -> Delivery | None:
     delivery = Delivery.objects.select_related("application").get(pk=delivery_id)
     application = delivery.application
     blocked = rules.endpoint_send_blockers(application)
+    if not blocked and delivery.subject_user_ids and not selectors.application_is_authorized_by_any(
+        application=application, user_ids=delivery.subject_user_ids
+    ):
+        blocked = ["The user revoked the application: the event is not sent."]
     if blocked:
         _still_ours(delivery).update(
             status=Delivery.Status.CANCELLED, claimed_at=None, next_attempt_at=None, last_error=blocked[0]

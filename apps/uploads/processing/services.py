@@ -23,7 +23,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.things.bodycache import thing_body_changed
-from apps.uploads import store
+from apps.things.events import thing_event
+from apps.things.models import Thing
+from apps.uploads import links, store
 from apps.uploads.models import Image, ProcessingStatus, ThingFile
 from apps.uploads.processing import images, render, stl, threejs
 
@@ -103,6 +105,15 @@ def _file_finish(file_id: int, **fields) -> bool:
     return updated == 1
 
 
+def _file_processed_event(file_id: int, *, thing_id: int, name: str, status: str, error: str = "") -> None:
+    """thing_file_processed (apps/webhooks/catalog.py), in the transaction that recorded the outcome."""
+    thing = Thing.objects.filter(pk=thing_id).select_related("creator").first()
+    if thing is None:
+        return
+    file = {"id": file_id, "name": name, "url": links.file_api_url(file_id), "status": status, "error": error}
+    thing_event(thing, "thing_file_processed", file=file)
+
+
 def file_process(*, file_id: int) -> str:
     """Measure an STL file, render its thumbnail, its render image (one of its Thing's images) and its
     three.js JSON; other files go live as they are.
@@ -113,7 +124,11 @@ def file_process(*, file_id: int) -> str:
     if file is None or file.status != ProcessingStatus.PROCESSING:
         return "skipped"
     if not file_is_stl(name=file.name, key=file.key):
-        return "live" if _file_finish(file_id, status=ProcessingStatus.LIVE, geometry=None) else "skipped"
+        with transaction.atomic():
+            finished = _file_finish(file_id, status=ProcessingStatus.LIVE, geometry=None)
+            if finished:
+                _file_processed_event(file_id, thing_id=file.thing_id, name=file.name, status="live")
+        return "live" if finished else "skipped"
 
     thumbnail_key, threejs_key = file_thumbnail_key(file.key), file_threejs_key(file.key)
     render_key = file_render_key(file.key)
@@ -151,6 +166,7 @@ def file_process(*, file_id: int) -> str:
             # The file row is locked by the UPDATE above until commit: a concurrent delete waits, so the
             # render cannot outlive its file.
             _render_image_save(file, key=render_key, size=render_size, width=width, height=height, sizes=sizes)
+            _file_processed_event(file_id, thing_id=file.thing_id, name=file.name, status="live")
     if finished:
         return "live"
     if not ThingFile.objects.filter(pk=file_id).exists():
@@ -183,7 +199,13 @@ def _render_image_save(file: ThingFile, *, key: str, size: int, width: int, heig
 
 def _file_fail(file_id: int, reason: str) -> str:
     log.info("file %s failed processing: %s", file_id, reason)
-    failed = _file_finish(file_id, status=ProcessingStatus.FAILED, processing_error=reason)
+    with transaction.atomic():
+        failed = _file_finish(file_id, status=ProcessingStatus.FAILED, processing_error=reason)
+        if failed:
+            row = ThingFile.objects.filter(pk=file_id).values("thing_id", "name").first()
+            if row is not None:
+                _file_processed_event(file_id, thing_id=row["thing_id"], name=row["name"], status="failed",
+                                      error=reason)
     return "failed" if failed else "skipped"
 
 
