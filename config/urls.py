@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from apps.core.dashboard import moderation_dashboard
-from apps.core.views import OpenApiView, SwaggerUiView
+from apps.core.views import OpenApiView, SwaggerUiView, swagger_oauth2_redirect
 from apps.core.routing import path_aliases
 from config.health import healthz
 
@@ -12,6 +12,8 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("openapi.json", OpenApiView.as_view(), name="openapi-schema"),
     path("docs/", SwaggerUiView.as_view(url_name="openapi-schema"), name="api-docs"),
+    path("docs/oauth2-redirect.html", swagger_oauth2_redirect, {"name": "oauth2-redirect.html"}, name="api-docs-oauth2"),
+    path("docs/oauth2-redirect.js", swagger_oauth2_redirect, {"name": "oauth2-redirect.js"}),
     path("", include("apps.oauth.urls")),
     path("", include("apps.developers.urls")),
     path("", include("apps.accounts.urls")),

@@ -78,7 +78,7 @@ def signup(request):
             )
         else:
             # Explicit backend: other apps may add authentication backends later.
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            login(request, user, backend="apps.oauth.auth_backends.ThrottledModelBackend")
             return redirect(_safe_next(request))
     return render(
         request,

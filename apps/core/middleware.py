@@ -1,14 +1,68 @@
 """Path conventions every request shares (docs/decisions.md: Requests). The API's own pipeline (token, rate
 limit, JSON-P) is the base view apps.core.views.ApiView."""
+import re
+
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import RequestDataTooBig
+from django.http import QueryDict
 from django.middleware.csrf import CsrfViewMiddleware
 from django.urls import Resolver404, resolve
 from django.utils.module_loading import import_string
 from rest_framework.views import APIView
 
 from apps.core.authentication import token_from_request
-from apps.core.views import not_found
+from apps.core.views import json_error, not_found
+
+NUL_MESSAGE = "The request contains a NUL character, which no text field or path parameter accepts"
+# A JSON `\u0000` escape: preceded by an even number of backslashes (an odd run would escape the
+# backslash of `\u` itself, making it plain text).
+_JSON_NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+
+
+class RejectNulMiddleware:
+    """docs/security.md (issue 14, finding 3): a NUL character anywhere in the path, the query string or a
+    form or JSON body is a 400 with the error body, before any view, form or SQL driver sees it.
+
+    PostgreSQL text cannot hold NUL: left alone, a NUL in a path parameter (`/users/%00/`), a query
+    parameter or an OAuth parameter reached the driver as a DataError, a 500. Multipart bodies are left
+    to the forms and serializers (Django's and DRF's CharField refuse NUL already), and a body too
+    large to buffer to the view's own 413.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if _request_has_nul(request):
+            return json_error(400, NUL_MESSAGE, "INVALID_CHARACTER")
+        return self.get_response(request)
+
+
+def _request_has_nul(request) -> bool:
+    if "\x00" in request.path_info or "\x00" in request.path:
+        return True
+    if _any_nul(request.GET):
+        return True
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return False
+    content_type = (request.content_type or "").lower()
+    if content_type.startswith("multipart/"):
+        return False
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return False
+    if b"\x00" in body:
+        return True
+    stripped = body.lstrip()
+    if "json" in content_type or stripped[:1] in (b"{", b"["):
+        return _JSON_NUL_ESCAPE.search(body) is not None
+    return b"%00" in body and _any_nul(QueryDict(body, encoding=request.encoding or "utf-8"))
+
+
+def _any_nul(values) -> bool:
+    return any("\x00" in key or any("\x00" in value for value in items) for key, items in values.lists())
 
 
 class OptionalTrailingSlashMiddleware:

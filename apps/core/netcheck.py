@@ -9,19 +9,54 @@ from urllib.parse import urlsplit
 
 ALLOWED_SCHEMES = ("http", "https")
 
+# IPv6 ranges whose low 32 bits are an IPv4 address that a translator or the host itself reaches
+# (docs/security.md, issue 14 finding 9): NAT64's well-known prefix (RFC 6052), IPv4-compatible
+# addresses (RFC 4291 §2.5.5.1, deprecated but still routed to the IPv4 stack by some hosts), and
+# SIIT's IPv4-translated addresses (RFC 2765). IPv4-mapped (::ffff:0:0/96), 6to4 (2002::/16) and Teredo
+# (2001::/32) are read through ipaddress's own properties.
+_LOW_32_BITS_EMBED_IPV4 = (
+    ipaddress.IPv6Network("64:ff9b::/96"),
+    ipaddress.IPv6Network("::/96"),
+    ipaddress.IPv6Network("::ffff:0:0:0/96"),
+)
+# NAT64 for a local network (RFC 8215): the IPv4 address sits at a prefix-dependent offset, and
+# whatever it names is the operator's own network; never public.
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def embedded_ipv4_addresses(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address leads to (mapped, 6to4, Teredo, NAT64, compatible, SIIT)."""
+    found: list[ipaddress.IPv4Address] = []
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)  # (server, client): the client is de-obfuscated by ipaddress
+    if any(ip in network for network in _LOW_32_BITS_EMBED_IPV4):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
+def _ip_is_public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    return ip.is_global and not ip.is_multicast
+
 
 def address_is_public(address: str) -> bool:
-    """True when `address` (an IP literal) is globally routable and not multicast."""
+    """True when `address` (an IP literal) is globally routable and not multicast, and so is every IPv4
+    address it embeds (`[64:ff9b::7f00:1]` and `[::127.0.0.1]` reach 127.0.0.1)."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])  # drop an IPv6 zone id
     except ValueError:
         return False
     if isinstance(ip, ipaddress.IPv6Address):
-        # ::ffff:127.0.0.1 and 2002::/16 (6to4) embed an IPv4 address that is what really gets reached.
-        embedded = ip.ipv4_mapped or ip.sixtofour
-        if embedded is not None:
-            ip = embedded
-    return ip.is_global and not ip.is_multicast
+        if ip in _LOCAL_NAT64:
+            return False
+        embedded = embedded_ipv4_addresses(ip)
+        if embedded:
+            # What really gets reached is the IPv4 address (for Teredo, both the server and the client).
+            return all(_ip_is_public(v4) for v4 in embedded)
+    return _ip_is_public(ip)
 
 
 def host_addresses(host: str, port: int | None = None) -> list[str]:

@@ -41,6 +41,9 @@ class LenientJSONParser(JSONParser):
             return {}
         try:
             value = json.loads(body, parse_constant=_reject_constant)
+        except RecursionError:
+            # docs/security.md (issue 14, finding 2): deep nesting exhausts the decoder's stack.
+            raise MalformedJSON("Malformed JSON in request body: nested too deeply") from None
         except ValueError as exc:
             if _declares_json(media_type) or stripped[:1] in (b"{", b"["):
                 raise MalformedJSON(f"Malformed JSON in request body: {_reason(exc)}") from exc

@@ -24,6 +24,9 @@ only declares its own success body:
 JSON-P (`callback`) applies to every GET and is described once, in the document's description
 (SPECTACULAR_SETTINGS), rather than on each operation: its answer is JavaScript, not the documented JSON.
 """
+import copy
+
+from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import force_instance
@@ -337,3 +340,20 @@ THING_PARAM = OpenApiParameter("thing_id", int, OpenApiParameter.PATH, descripti
 USERNAME_PARAM = OpenApiParameter(
     "username", str, OpenApiParameter.PATH, description="A user name, or `me` for the token's user."
 )
+
+
+def oauth_flow_urls_absolute(result, generator, request, public):
+    """drf-spectacular postprocessing hook: the OAuth flow's URLs under {auth_url}, read at generation
+    time, so Swagger UI's Authorize (and any generated client) finds the provider even when it lives on
+    another host than the API."""
+    auth_base = settings.AUTH_BASE_URL.rstrip("/")
+    schemes = result.get("components", {}).get("securitySchemes", {})
+    if "oauth2" not in schemes:
+        return result
+    # A copy: the scheme is SPECTACULAR_SETTINGS' own dict, which must keep its relative paths.
+    schemes["oauth2"] = oauth2 = copy.deepcopy(schemes["oauth2"])
+    for flow in oauth2.get("flows", {}).values():
+        for key in ("authorizationUrl", "tokenUrl", "refreshUrl"):
+            if flow.get(key, "").startswith("/"):
+                flow[key] = auth_base + flow[key]
+    return result

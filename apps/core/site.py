@@ -78,7 +78,7 @@ def json_body(request) -> dict:
     if request.content_type == "application/json":
         try:
             data = json.loads(request.body or b"{}")
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return {}
         return data if isinstance(data, dict) else {}
     return request.POST.dict()

@@ -7,9 +7,15 @@ a person gets the site's own "not found" page rather than the API's JSON body.
 """
 import json
 import sys
+from functools import cache
 
-from django.http import HttpResponse
+from django.contrib.staticfiles import finders
+from django.contrib.staticfiles.storage import staticfiles_storage
+from django.http import Http404, HttpResponse
+from django.views.decorators.http import require_safe
 from django.template.loader import render_to_string
+from django.utils.cache import patch_vary_headers
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from rest_framework.views import APIView
 
@@ -30,6 +36,9 @@ class ApiView(APIView):
     4. The handler. On the way out, a success takes the status the wire carries (apps.core.statuses:
        200 for any 2xx but 202), every answer after authentication, errors included, carries the
        rate-limit headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
+    5. Every answer is `Cache-Control: private, no-store` with `Vary: Authorization` (RFC 6750 §5.3): a
+       body may hold the caller's own data (`/users/me` has the e-mail address), and a token in the
+       query string must not make a shared cache keep it (docs/security.md, issue 14 finding 10).
     """
 
     rate_limit: RateLimitState | None = None
@@ -70,6 +79,9 @@ class ApiView(APIView):
                 response[name] = value
         if self.jsonp_callback is not None:
             jsonp_wrap(response, self.jsonp_callback)
+        if not response.has_header("Cache-Control"):
+            response["Cache-Control"] = "private, no-store"
+        patch_vary_headers(response, ("Authorization",))
         return response
 
 
@@ -78,7 +90,58 @@ class OpenApiView(ApiView, SpectacularJSONAPIView):
 
 
 class SwaggerUiView(ApiView, SpectacularSwaggerView):
-    """/docs/: Swagger UI on the document."""
+    """/docs/: Swagger UI on the document (the swagger-ui-dist npm package, settings.NODE_STATIC_FILES).
+
+    "Authorize" runs the authorization-code flow with PKCE (SPECTACULAR_SETTINGS' oauth2 config) and
+    brings the user back to /docs/oauth2-redirect.html on the host the page was opened on: that exact
+    URL is what a developer registers as their app's callback URL.
+    """
+
+    @extend_schema(exclude=True)
+    def get(self, request, *args, **kwargs):
+        response = super().get(request, *args, **kwargs)
+        ui_settings = json.loads(response.data["settings"])
+        ui_settings["oauth2RedirectUrl"] = request.build_absolute_uri(SWAGGER_OAUTH2_REDIRECT_PATH)
+        response.data["settings"] = json.dumps(ui_settings, indent=2)
+        # drf-spectacular relaxes the opener policy to `unsafe-none` here; the consent page and the
+        # redirect page keep Django's `same-origin`, and a popup whose policy differs from its opener's
+        # loses `window.opener`, so the redirect page could never hand the code back. Same policy on all
+        # three (one origin): the popup stays connected and the page keeps the stricter policy.
+        response["Cross-Origin-Opener-Policy"] = "same-origin"
+        return response
+
+
+SWAGGER_OAUTH2_REDIRECT_PATH = "/docs/oauth2-redirect.html"
+# The page Swagger UI's OAuth popup lands on, and the script it loads (relative to it), as the npm
+# package ships them; served under /docs/ so the redirect page has the Swagger page's origin and path.
+_SWAGGER_REDIRECT_FILES = {
+    "oauth2-redirect.html": "text/html; charset=utf-8",
+    "oauth2-redirect.js": "text/javascript; charset=utf-8",
+}
+
+
+@cache
+def _swagger_file(name: str) -> bytes:
+    path = f"vendor/swagger-ui/{name}"
+    if staticfiles_storage.exists(path):  # collected (production)
+        with staticfiles_storage.open(path) as handle:
+            return handle.read()
+    found = finders.find(path)  # straight from node_modules (quick start, tests)
+    if not found:
+        raise Http404
+    with open(found, "rb") as handle:
+        return handle.read()
+
+
+@require_safe
+def swagger_oauth2_redirect(request, name: str):
+    """GET /docs/oauth2-redirect.html (and its .js): Swagger UI's OAuth callback page."""
+    if name not in _SWAGGER_REDIRECT_FILES:
+        raise Http404
+    response = HttpResponse(_swagger_file(name), content_type=_SWAGGER_REDIRECT_FILES[name])
+    response["Cache-Control"] = "no-store"  # the URL carries the authorization code
+    response["Referrer-Policy"] = "no-referrer"
+    return response
 
 
 # --- Django-level error handlers (config/urls.py) ----------------------------------------------------

@@ -5,8 +5,10 @@ from apps.developers import docs, views, views_webhook_events
 app_name = "developers"
 
 urlpatterns = [
-    path("developers/apps/", views.ApplicationListView.as_view(), name="app-list"),
+    path("developers/", docs.hub, name="hub"),
+    path("developers/docs/", docs.docs_index, name="docs-index"),
     path("developers/docs/<slug:page>", docs.docs_page, name="docs"),
+    path("developers/apps/", views.ApplicationListView.as_view(), name="app-list"),
     path("developers/apps/new", views.ApplicationCreateView.as_view(), name="app-new"),
     path("developers/apps/<int:pk>/", views.ApplicationDetailView.as_view(), name="app-detail"),
     path("developers/apps/<int:pk>/secret", views.ApplicationSecretRotateView.as_view(), name="app-secret"),

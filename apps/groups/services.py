@@ -60,7 +60,7 @@ def group_image_finalize(upload, *, size: int) -> None:
     group.image = upload.key
     group.save(update_fields=["image"])
     # Only objects the upload flow created are ours to delete.
-    if previous and previous != upload.key and previous.startswith(upload_rules.KEY_PREFIX + "/"):
+    if previous and previous != upload.key and upload_rules.key_is_ours(previous):
         object_delete_on_commit(previous)
 
 

@@ -9,6 +9,10 @@ from oauthlib.common import urlencode
 from oauth2_provider.exceptions import FatalClientError, OAuthToolkitError
 
 
+class MalformedBody(ValueError):
+    """A body that cannot be read as parameters (JSON nested deeper than the decoder's stack)."""
+
+
 def _scalar(value) -> str | None:
     if value is None or isinstance(value, (dict, list)):
         return None
@@ -27,6 +31,8 @@ def body_params(request) -> dict[str, str]:
         return {}
     try:
         data = json.loads(raw)
+    except RecursionError:
+        raise MalformedBody("Malformed JSON in request body: nested too deeply") from None
     except (ValueError, UnicodeDecodeError):
         data = ...
     if data is None:

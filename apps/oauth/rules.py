@@ -1,5 +1,9 @@
-"""Pure predicates of the OAuth provider: grant types per app type and the unapproved-app user limit."""
+"""Pure predicates of the OAuth provider: grant types per app type, the unapproved-app user limit, and the
+limits of failed passwords and client secrets."""
 from django.conf import settings
+from django.contrib.auth.hashers import identify_hasher
+
+from apps.core.throttle import FailureLimit, wait_message
 
 # DOT's grant type names (AbstractApplication.GRANT_*), spelled out so this module imports no models.
 GRANT_AUTHORIZATION_CODE = "authorization-code"
@@ -32,3 +36,45 @@ def application_can_serve_user(*, is_approved: bool, user_is_counted: bool, user
 def application_can_issue_token(*, is_approved: bool, user_is_counted: bool) -> bool:
     """A token is only ever minted for a user who consented and was counted (or for an approved app)."""
     return is_approved or user_is_counted
+
+
+# --- Failed-credential throttling (docs/security.md, issue 14 findings 1 and 7) -------------------------
+# The numbers: a person who mistypes a password a few times is not locked; a guesser gets 5 tries per
+# account (30 per address, which may be a shared NAT) every 15 minutes. A client secret is pasted by a
+# program, not typed: 10 failures per client id (30 per address) lock for 5 minutes.
+
+LOGIN_ACCOUNT_LIMIT = FailureLimit(scope="login:account", limit=5, window_seconds=900, lock_seconds=900)
+LOGIN_ADDRESS_LIMIT = FailureLimit(scope="login:address", limit=30, window_seconds=900, lock_seconds=900)
+CLIENT_ID_LIMIT = FailureLimit(scope="client:id", limit=10, window_seconds=300, lock_seconds=300)
+CLIENT_ADDRESS_LIMIT = FailureLimit(scope="client:address", limit=30, window_seconds=300, lock_seconds=300)
+
+
+def login_account_key(username: str | None) -> str:
+    """Usernames are matched case-insensitively at login, so `Alice` and `alice` share one count."""
+    return (username or "").strip().lower()
+
+
+def login_throttled_message(seconds: int) -> str:
+    return (
+        "Too many failed log-in attempts for this account or from your network. "
+        f"For your security, logging in is paused; try again in {wait_message(seconds)}."
+    )
+
+
+def client_auth_throttled_message(seconds: int) -> str:
+    return f"Too many failed client authentications; try again in {wait_message(seconds)}."
+
+
+# --- Client secrets (docs/security.md, issue 14 finding 1) ------------------------------------------------
+CLIENT_SECRET_ALGORITHM = "thingyard_client_hmac_sha256"  # apps.oauth.hashers.ClientSecretHasher
+
+
+def client_secret_needs_upgrade(stored: str) -> bool:
+    """True for a client secret hashed by another password hasher (DOT's default was PBKDF2): verify it
+    the slow way once, then store the fast keyed hash. A plain stored secret (hash_client_secret off)
+    is left alone."""
+    try:
+        hasher = identify_hasher(stored)
+    except ValueError:
+        return False
+    return hasher.algorithm != CLIENT_SECRET_ALGORITHM

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from oauth2_provider.models import get_access_token_model, get_application_model
 
+from apps.core import throttle
 from apps.oauth import rules
 from apps.oauth.models import AppAuthorization
 
@@ -193,3 +194,19 @@ class _TokenJoin:
 
 
 _ACTIVE_TOKEN_SQL = _TokenJoin()
+
+
+def login_locked_for(*, username: str | None, address: str | None) -> int:
+    """Seconds until a log-in as `username` from `address` may be tried again (0: now)."""
+    return max(
+        throttle.locked_for(rules.LOGIN_ACCOUNT_LIMIT, rules.login_account_key(username)),
+        throttle.locked_for(rules.LOGIN_ADDRESS_LIMIT, address),
+    )
+
+
+def client_auth_locked_for(*, client_id: str | None, address: str | None) -> int:
+    """Seconds until client authentication as `client_id` from `address` may be tried again (0: now)."""
+    return max(
+        throttle.locked_for(rules.CLIENT_ID_LIMIT, client_id),
+        throttle.locked_for(rules.CLIENT_ADDRESS_LIMIT, address),
+    )

@@ -1,6 +1,8 @@
 """Writes of the OAuth provider: consent records (10-user limit), revocation, code replay defence."""
 import hashlib
 
+from django.conf import settings
+from django.contrib.auth.hashers import check_password, make_password
 from django.db import transaction
 from oauth2_provider.models import (
     get_access_token_model,
@@ -10,6 +12,7 @@ from oauth2_provider.models import (
     revoke_access_token,
 )
 
+from apps.core import throttle
 from apps.core.exceptions import PermissionDenied
 from apps.oauth import rules
 from apps.oauth.models import AppAuthorization, AuthorizationCodeUse
@@ -85,3 +88,47 @@ def authorization_code_replay_revoke(*, code: str, application) -> bool:
         # Also revokes the refresh token bound to it (DOT's single revoke path).
         revoke_access_token(use.access_token)
     return True
+
+
+# --- Failed-credential throttling (docs/security.md, issue 14 findings 1 and 7) -----------------------
+
+
+def login_failure_record(*, username: str | None, address: str | None) -> int:
+    """Count a wrong password; the seconds the account or address is now locked for (0: not locked)."""
+    return max(
+        throttle.failure_record(rules.LOGIN_ACCOUNT_LIMIT, rules.login_account_key(username)),
+        throttle.failure_record(rules.LOGIN_ADDRESS_LIMIT, address),
+    )
+
+
+def login_success_record(*, username: str | None) -> None:
+    throttle.failures_clear(rules.LOGIN_ACCOUNT_LIMIT, rules.login_account_key(username))
+
+
+def client_auth_failure_record(*, client_id: str | None, address: str | None) -> int:
+    return max(
+        throttle.failure_record(rules.CLIENT_ID_LIMIT, client_id),
+        throttle.failure_record(rules.CLIENT_ADDRESS_LIMIT, address),
+    )
+
+
+def client_auth_success_record(*, client_id: str | None) -> None:
+    throttle.failures_clear(rules.CLIENT_ID_LIMIT, client_id)
+
+
+def application_secret_upgrade(*, application, secret: str) -> bool:
+    """Re-hash a client secret that was just verified under an older hasher (DOT's default, PBKDF2) with
+    the fast keyed hash (apps.oauth.hashers). True when it was upgraded."""
+    stored = application.client_secret
+    if not secret or not rules.client_secret_needs_upgrade(stored):
+        return False
+    if not check_password(secret, stored):  # the presented secret, not another one that was checked
+        return False
+    hashed = make_password(secret, hasher=str(settings.OAUTH2_PROVIDER["CLIENT_SECRET_HASHER"]))
+    # A conditional UPDATE: a secret reset in the meantime is never overwritten by the old one.
+    updated = get_application_model().objects.filter(pk=application.pk, client_secret=stored).update(
+        client_secret=hashed
+    )
+    if updated:
+        application.client_secret = hashed
+    return bool(updated)

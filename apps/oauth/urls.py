@@ -17,7 +17,7 @@ urlpatterns = [
     re_path(
         r"^\.well-known/oauth-authorization-server/?$", views.ServerMetadataView.as_view(), name="metadata"
     ),
-    re_path(r"^login/?$", auth_views.LoginView.as_view(), name="login"),
+    re_path(r"^login/?$", views.LoginView.as_view(), name="login"),
     re_path(r"^logout/?$", auth_views.LogoutView.as_view(), name="logout"),
     re_path(r"^account/apps/?$", views.AuthorizedAppListView.as_view(), name="authorized-apps"),
     re_path(

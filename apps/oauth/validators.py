@@ -1,11 +1,32 @@
 """Thingyard's oauthlib request validator (DOT's supported extension point)."""
+import base64
+import binascii
 from contextlib import contextmanager
+from urllib.parse import unquote_plus
 
 from oauth2_provider.models import AbstractApplication, get_grant_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
+from apps.core.throttle import client_address
 from apps.oauth import rules, selectors, services
+
+
+class ClientAuthenticationThrottled(errors.OAuth2Error):
+    """429 at the token and revocation endpoints while a client id or an address is locked after too many
+    failed client authentications (docs/security.md, issue 14 finding 1). RFC 6749 has no error code
+    for it; `invalid_client` is what the client must fix, the status and Retry-After say "later"."""
+
+    error = "invalid_client"
+    status_code = 429
+
+    def __init__(self, seconds: int, request):
+        self.retry_after = seconds
+        super().__init__(description=rules.client_auth_throttled_message(seconds), request=request)
+
+    @property
+    def headers(self):
+        return {"Retry-After": str(self.retry_after)}
 
 
 @contextmanager
@@ -18,6 +39,41 @@ def _grant_gone_is_invalid_grant(request):
 
 class ThingyardOAuth2Validator(OAuth2Validator):
     """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay."""
+
+    def authenticate_client(self, request, *args, **kwargs):
+        # docs/security.md (finding 1): failed client authentications are throttled per client id and
+        # per address; while locked nothing is hashed, and the right secret is refused too.
+        client_id, secret = self._presented_client_credentials(request)
+        address = client_address(request.headers) if request.headers else None
+        wait = selectors.client_auth_locked_for(client_id=client_id, address=address)
+        if wait:
+            raise ClientAuthenticationThrottled(wait, request)
+        authenticated = super().authenticate_client(request, *args, **kwargs)
+        if not authenticated:
+            services.client_auth_failure_record(client_id=client_id, address=address)
+            return False
+        services.client_auth_success_record(client_id=client_id)
+        # A secret hashed by the old (PBKDF2) hasher is re-hashed with the fast one on its first use.
+        services.application_secret_upgrade(application=request.client, secret=secret or "")
+        return True
+
+    def _presented_client_credentials(self, request) -> tuple[str | None, str | None]:
+        """The client id and secret the request presents: HTTP Basic first, as DOT reads them."""
+        auth_string = self._extract_basic_auth(request)
+        if auth_string:
+            try:
+                decoded = base64.b64decode(auth_string).decode("utf-8")
+                client_id, secret = map(unquote_plus, decoded.split(":", 1))
+                return client_id, secret
+            except (TypeError, ValueError, binascii.Error, UnicodeDecodeError):
+                pass
+        return getattr(request, "client_id", None), getattr(request, "client_secret", None)
+
+    def _load_application(self, client_id, request):
+        # docs/security.md (finding 3): a NUL in a client id (Basic auth included) never reaches the driver.
+        if not isinstance(client_id, str) or "\x00" in client_id:
+            return None
+        return super()._load_application(client_id, request)
 
     def validate_response_type(self, client_id, response_type, client, request, *args, **kwargs):
         # spec §5: `code` (default) or `token`; implicit only for Web and Thing apps (model rule).

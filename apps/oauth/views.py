@@ -3,11 +3,13 @@
 DOT's views are subclassed here under our own URL patterns (STYLE.md); the reads and writes they need
 live in selectors.py and services.py.
 """
+import functools
 import json
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -22,8 +24,10 @@ from oauth2_provider.views import AuthorizationView, RevokeTokenView, TokenView
 from oauth2_provider.views.mixins import OAuthLibMixin
 
 from apps.core.api import auth_url
+from apps.core.views import json_error
 from apps.oauth import rules, selectors, services
-from apps.oauth.backends import request_params
+from apps.oauth.backends import MalformedBody, request_params
+from apps.oauth.forms import ThrottledAuthenticationForm
 from apps.oauth.services import ApplicationUserLimitReached
 
 # RFC 6749 §5.1 member order: clients parse `access_token=…&token_type=bearer` first (compat).
@@ -74,6 +78,19 @@ def oauth_response(request, data: dict, *, status: int, headers: dict | None = N
     response["Cache-Control"] = "no-store"
     response["Pragma"] = "no-cache"
     return response
+
+
+def _malformed_body_is_400(handler):
+    """docs/security.md (issue 14, finding 2): a body too deeply nested to parse is a 400, never a 500."""
+
+    @functools.wraps(handler)
+    def wrapped(self, request, *args, **kwargs):
+        try:
+            return handler(self, request, *args, **kwargs)
+        except MalformedBody as exc:
+            return json_error(400, str(exc), "MALFORMED_JSON")
+
+    return wrapped
 
 
 def _with_bearer_fragment(uri: str) -> str:
@@ -209,6 +226,7 @@ class AccessTokenView(TokenView):
     """POST {auth}/login/oauth/access_token (spec §5 step 3A; docs/decisions.md: OAuth)."""
 
     @method_decorator(sensitive_post_parameters("client_secret", "code", "refresh_token", "code_verifier"))
+    @_malformed_body_is_400
     def post(self, request, *args, **kwargs):
         _url, headers, body, status = self.create_token_response(request)
         try:
@@ -221,12 +239,17 @@ class AccessTokenView(TokenView):
 class RevokeView(RevokeTokenView):
     """POST {auth}/login/oauth/revoke (RFC 7009; client authentication as DOT does)."""
 
+    @_malformed_body_is_400
+    def post(self, request, *args, **kwargs):
+        return super().post(request, *args, **kwargs)
+
 
 @method_decorator(csrf_exempt, name="dispatch")
 @method_decorator(never_cache, name="dispatch")
 class TokenInfoView(View):
     """GET/POST {auth}/login/oauth/tokeninfo (spec §5 step 3B)."""
 
+    @_malformed_body_is_400
     def get(self, request, *args, **kwargs):
         raw = request_params(request).get("access_token", "").strip()
         if not raw:
@@ -284,3 +307,20 @@ class AuthorizedAppRevokeView(LoginRequiredMixin, View):
         services.authorization_revoke(user=request.user, application=authorization.application)
         messages.success(request, f"Access for “{authorization.application.name}” has been revoked.")
         return redirect("oauth:authorized-apps")
+
+
+class LoginView(auth_views.LoginView):
+    """GET/POST /login/: Django's log-in page with the failed-login throttle (docs/security.md, finding 7).
+
+    A refused attempt while the account or the address is locked answers 429 with Retry-After and says
+    so on the page.
+    """
+
+    authentication_form = ThrottledAuthenticationForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.throttled_seconds:
+            response.status_code = 429
+            response["Retry-After"] = str(form.throttled_seconds)
+        return response

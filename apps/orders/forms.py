@@ -22,7 +22,7 @@ class CheckoutParamsForm(forms.Form):
             return None
         try:
             items = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise forms.ValidationError("Charges must be a JSON array of {name, amount}.") from None
         if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
             raise forms.ValidationError("Charges must be a JSON array of {name, amount}.")

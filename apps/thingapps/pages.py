@@ -42,7 +42,7 @@ def _body(request) -> dict:
     if request.content_type == "application/json":
         try:
             data = json.loads(request.body or b"{}")
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return {}
         return data if isinstance(data, dict) else {}
     return request.POST.dict()

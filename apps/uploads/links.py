@@ -80,11 +80,11 @@ def file_default_image(file) -> dict | None:
     """A file's render in the image shape, so clients that read `default_image.sizes` find it: its
     render image (docs/decisions.md: Thing images; the selectors join it), or, while a render made before
     renders were images is still being sized, the render itself under the file's id; null until
-    processing rendered one."""
+    processing rendered one. Always the published Image shape, `status` included (issue 14, finding 11)."""
     image = _loaded_render_image(file)
     if image is not None and image.status == "live":
         return image_dict(id=image.pk, name=image.name, key=image.key, added=image.added, rank=image.rank,
-                          featured=image.featured, sizes=image.sizes)
+                          featured=image.featured, sizes=image.sizes, status=image.status)
     if not file.thumbnail_key:
         return None
     url = store_url(file.thumbnail_key)
@@ -96,6 +96,7 @@ def file_default_image(file) -> dict | None:
         "rank": 0,
         "featured": False,
         "sizes": [{"type": t, "size": s, "url": url} for t in IMAGE_TYPES for s in IMAGE_SIZES[:3]],
+        "status": "live",  # the render exists: it is what processing produced
     }
 
 

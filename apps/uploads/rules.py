@@ -31,6 +31,9 @@ CONTENT_TYPES = {
 }
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 KEY_PREFIX = "uploads"
+# docs/security.md (issue 14, finding 4): at finalize the checked object is copied to a key of its own
+# that no upload policy names, so re-posting the policy's form cannot replace what a file serves.
+STORED_PREFIX = "stored"
 KEY_NAME_MAX_LENGTH = 100
 # Kinds a target accepts: a user's avatar and cover, and every image kind, take images only.
 IMAGE_ONLY_KINDS = frozenset(
@@ -115,6 +118,26 @@ def object_key(*, owner_id: int, name: str, token: str | None = None) -> str:
         else:
             safe = safe[:KEY_NAME_MAX_LENGTH]
     return f"{KEY_PREFIX}/{owner_id}/{token or uuid.uuid4().hex}/{safe}"
+
+
+def stored_key(key: str, *, token: str | None = None) -> str:
+    """`stored/<random>/<upload key>`: where a finalize freezes the object. Random per finalize, so no
+    policy and no other (racing) finalize ever writes to it: what is checked there is what is served."""
+    return f"{STORED_PREFIX}/{token or uuid.uuid4().hex}/{key}"
+
+
+def policy_key_of(key: str) -> str:
+    """The upload-policy key behind a stored key (the key itself when it is not a stored one)."""
+    if key.startswith(STORED_PREFIX + "/"):
+        parts = key.split("/", 2)
+        if len(parts) == 3:
+            return parts[2]
+    return key
+
+
+def key_is_ours(key: str) -> bool:
+    """Whether the upload flow created the object at `key` (only those are ours to delete)."""
+    return policy_key_of(key).startswith(KEY_PREFIX + "/")
 
 
 def upload_can_finalize(upload: Upload, *, user) -> bool:

@@ -22,7 +22,10 @@ from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as StoreConnectionError
+from celery._state import get_current_task
 from django.conf import settings
+
+from apps.core.exceptions import ServiceUnavailable
 
 DOWNLOAD_URL_SECONDS = 300
 # Transient store failures (network, throttling, 5xx): callers (tasks) retry these with backoff.
@@ -30,8 +33,31 @@ TRANSIENT_ERRORS = (StoreConnectionError, HTTPClientError)
 _NOT_FOUND_CODES = {"404", "NoSuchKey", "NotFound"}
 
 
-class StoreError(Exception):
-    """The store failed in a way worth retrying later."""
+# docs/reliability.md, docs/security.md (issue 14, finding 5): inside a web request a store call waits a
+# few seconds at most and is tried once, so a hung store answers 503 long before gunicorn's 30 s worker
+# timeout (boto3's 30 s read timeout × 3 attempts stalled every worker). Celery tasks keep the patient
+# settings; their own retry policy (apps.core.enqueue.retry_policy) backs off between attempts.
+REQUEST_CONNECT_TIMEOUT_SECONDS = 2
+REQUEST_READ_TIMEOUT_SECONDS = 4
+TASK_CONNECT_TIMEOUT_SECONDS = 5
+TASK_READ_TIMEOUT_SECONDS = 30
+TASK_MAX_ATTEMPTS = 4  # the first try and 3 retries, as before
+STORE_RETRY_AFTER_SECONDS = 30
+
+
+class StoreError(ServiceUnavailable):
+    """The store failed in a way worth retrying later: a task retries it with backoff; in a request it is
+    a 503 with Retry-After and this message (apps.core.handlers), never a 500 or a hang."""
+
+    error_type = "STORE_UNAVAILABLE"
+    default_message = "The file store cannot be reached; try again shortly."
+
+    def __init__(self, detail: str = ""):
+        super().__init__(retry_after=STORE_RETRY_AFTER_SECONDS)
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return self.detail or self.message
 
 
 @dataclass(frozen=True)
@@ -55,8 +81,20 @@ def public_endpoint() -> str:
     return endpoint.rstrip("/")
 
 
-@lru_cache(maxsize=8)
-def _client_for(endpoint, region, access_key, secret_key):
+def _in_worker_task() -> bool:
+    """True inside a Celery worker's task (not an eager one, which runs inside the request)."""
+    task = get_current_task()
+    return task is not None and not getattr(task.request, "is_eager", False)
+
+
+@lru_cache(maxsize=16)
+def _client_for(endpoint, region, access_key, secret_key, patient: bool = False):
+    if patient:
+        timeouts = {"connect_timeout": TASK_CONNECT_TIMEOUT_SECONDS, "read_timeout": TASK_READ_TIMEOUT_SECONDS}
+        attempts = TASK_MAX_ATTEMPTS
+    else:
+        timeouts = {"connect_timeout": REQUEST_CONNECT_TIMEOUT_SECONDS, "read_timeout": REQUEST_READ_TIMEOUT_SECONDS}
+        attempts = 1
     return boto3.client(
         "s3",
         endpoint_url=endpoint,
@@ -66,17 +104,18 @@ def _client_for(endpoint, region, access_key, secret_key):
         config=Config(
             signature_version="s3v4",
             s3={"addressing_style": "path"},
-            retries={"max_attempts": 3, "mode": "standard"},
-            connect_timeout=5,
-            read_timeout=30,
+            retries={"total_max_attempts": attempts, "mode": "standard"},
+            **timeouts,
         ),
     )
 
 
 def client(*, public: bool = False):
-    """A boto3 S3 client; `public=True` signs URLs for the browser-facing address (the host is signed)."""
+    """A boto3 S3 client; `public=True` signs URLs for the browser-facing address (the host is signed).
+    Short timeouts and one attempt in a request; a Celery worker's tasks get patient ones."""
     endpoint = public_endpoint() if public else _endpoint()
-    return _client_for(endpoint, settings.S3_REGION, settings.S3_ACCESS_KEY_ID, settings.S3_SECRET_ACCESS_KEY)
+    return _client_for(endpoint, settings.S3_REGION, settings.S3_ACCESS_KEY_ID, settings.S3_SECRET_ACCESS_KEY,
+                       _in_worker_task())
 
 
 def _call(fn, **kwargs):
@@ -107,6 +146,29 @@ def head(key: str) -> ObjectInfo | None:
         content_type=response.get("ContentType", ""),
         etag=response.get("ETag", "").strip('"'),
     )
+
+
+class ObjectChanged(Exception):
+    """The object is no longer the one that was checked (its ETag changed)."""
+
+
+def copy(source: str, destination: str, *, if_match: str) -> None:
+    """Server-side copy of `source` to `destination`, only if `source` still has the ETag `if_match`
+    (the object that was checked); ObjectChanged otherwise, or when `source` is gone."""
+    try:
+        _call(
+            client().copy_object,
+            Key=destination,
+            CopySource={"Bucket": settings.S3_BUCKET, "Key": source},
+            CopySourceIfMatch=f'"{if_match}"',
+            MetadataDirective="COPY",
+        )
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code")
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        if code in {"PreconditionFailed", *_NOT_FOUND_CODES} or status in (404, 412):
+            raise ObjectChanged(source) from exc
+        raise
 
 
 def delete(key: str) -> None:

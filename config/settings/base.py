@@ -14,6 +14,12 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 # --- values read from the environment -------------------------------------------------------------
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-insecure-change-me-" + "x" * 32)
+# The key of client secrets' HMAC (apps.oauth.hashers); empty: derived from SECRET_KEY. Changing it (or,
+# when empty, SECRET_KEY) invalidates every stored client secret.
+CLIENT_SECRET_HMAC_KEY = env.str("CLIENT_SECRET_HMAC_KEY", default="")
+# Failed-credential throttling (apps.core.throttle) counts per address: behind a reverse proxy that
+# appends the client's address to X-Forwarded-For, set this so the proxy's own address is not counted.
+THROTTLE_TRUST_X_FORWARDED_FOR = env.bool("THROTTLE_TRUST_X_FORWARDED_FOR", default=False)
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
@@ -72,7 +78,6 @@ INSTALLED_APPS = [
     "rest_framework",
     "corsheaders",
     "drf_spectacular",
-    "drf_spectacular_sidecar",
     "storages",
     "apps.core",
     "apps.activity",
@@ -97,6 +102,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
+    "apps.core.middleware.RejectNulMiddleware",
     "apps.core.middleware.OptionalTrailingSlashMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Sessions, CSRF, authentication and messages, in that order; skipped for an API call with a token
@@ -142,6 +148,18 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Django's password hashers, then the client-secret hasher (docs/security.md: never used for passwords,
+# being last; registered so DOT can identify client-secret hashes).
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+    "apps.oauth.hashers.ClientSecretHasher",
+]
+# Every password check goes through the failed-login throttle (docs/security.md, issue 14 finding 7).
+AUTHENTICATION_BACKENDS = ["apps.oauth.auth_backends.ThrottledModelBackend"]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/account/"
 LOGOUT_REDIRECT_URL = "/login/"
@@ -165,6 +183,20 @@ NODE_MODULES_DIR = BASE_DIR / "node_modules"
 NODE_STATIC_FILES = [
     ("vendor/three", "three/build", ["three.module.js", "three.core.js"]),
     ("vendor/three/addons/controls", "three/examples/jsm/controls", ["OrbitControls.js"]),
+    # Swagger UI at /docs/; the two oauth2-redirect files are also served as /docs/oauth2-redirect.html
+    # (apps/core/views.py), the callback URL Swagger's "Authorize" sends users back to.
+    (
+        "vendor/swagger-ui",
+        "swagger-ui-dist",
+        [
+            "swagger-ui.css",
+            "swagger-ui-bundle.js",
+            "swagger-ui-standalone-preset.js",
+            "favicon-32x32.png",
+            "oauth2-redirect.html",
+            "oauth2-redirect.js",
+        ],
+    ),
 ]
 # Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise.
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
@@ -233,18 +265,34 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SWAGGER_UI_DIST": "SIDECAR",
-    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
+    # Swagger UI from the npm package (NODE_STATIC_FILES); "Authorize" runs the authorization-code flow
+    # with PKCE against an app the developer registered (apps/core/views.py SwaggerUiView).
+    "SWAGGER_UI_DIST": STATIC_URL + "vendor/swagger-ui",
+    "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "vendor/swagger-ui/favicon-32x32.png",
+    # Swagger UI renders only the operations in view: `filter` finds one by tag without scrolling.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "filter": True, "persistAuthorization": False},
+    "SWAGGER_UI_OAUTH2_CONFIG": {"appName": "Thingyard API", "usePkceWithAuthorizationCodeGrant": True},
+    # The OAuth flow's URLs are made absolute ({auth_url}) when the document is generated.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apps.core.schema.oauth_flow_urls_absolute",
+    ],
     "COMPONENT_SPLIT_REQUEST": True,
     "APPEND_COMPONENTS": {
         "securitySchemes": {
             "oauth2": {
                 "type": "oauth2",
+                "description": (
+                    "The authorization-code flow (PKCE S256 is accepted from every app, required from "
+                    "public ones). To try the API here, register an app in the developer portal with the "
+                    "callback URL `<this site>/docs/oauth2-redirect.html`, press Authorize and enter its "
+                    "client id (and, for a confidential app, its secret)."
+                ),
                 "flows": {
                     "authorizationCode": {
                         "authorizationUrl": "/login/oauth/authorize",
                         "tokenUrl": "/login/oauth/access_token",
+                        "refreshUrl": "/login/oauth/access_token",
                         "scopes": {},
                     }
                 },
@@ -265,10 +313,17 @@ OAUTH2_PROVIDER = {
     "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",
     "ACCESS_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
     "REFRESH_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
+    # docs/security.md (issue 14 finding 1): a fast keyed hash, not PBKDF2 (apps.oauth.hashers).
+    "CLIENT_SECRET_HASHER": "thingyard_client_hmac_sha256",
     "ACCESS_TOKEN_EXPIRE_SECONDS": int(timedelta(days=30).total_seconds()),
     "AUTHORIZATION_CODE_EXPIRE_SECONDS": 600,
     "REFRESH_TOKEN_EXPIRE_SECONDS": int(timedelta(days=365).total_seconds()),
     "ROTATE_REFRESH_TOKEN": True,
+    # RFC 9700 §4.14.2 (docs/security.md, issue 14 finding 6): a rotated-out refresh token presented again
+    # means it leaked; every access and refresh token of its family (all descended from the same code) is
+    # revoked, for public and confidential clients alike. No grace period: a retry needs the new token.
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
     # Public clients must use PKCE; ThingyardOAuth2Validator.is_pkce_required decides per client.
     "PKCE_REQUIRED": False,
     "SCOPES": {"read": "Read your data", "write": "Change your data"},

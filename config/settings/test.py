@@ -24,7 +24,7 @@ THING_BODY_CACHE_SECONDS = 600 if _caches_on else 0
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", "apps.oauth.hashers.ClientSecretHasher"]
 API_BASE_URL = AUTH_BASE_URL = SITE_URL = "http://testserver"
 ALLOW_PRIVATE_WEBHOOK_URLS = False
 SECURE_SSL_REDIRECT = False

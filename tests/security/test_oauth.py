@@ -354,3 +354,49 @@ def test_tokeninfo_names_the_audience_so_clients_can_check_it(app, browser):
 def test_the_token_endpoint_is_never_cached(app, browser):
     response = _exchange(app, get_code(browser, app))
     assert response["Cache-Control"] == "no-store"
+
+
+# --- RFC 9700 §4.14.2: refresh-token reuse revokes the whole family ----------------------------------
+
+def _refresh(app, refresh_token, *, secret=True):
+    params = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": app.client_id}
+    if secret:
+        params["client_secret"] = APP_SECRET
+    return exchange_form(Client(), params)
+
+
+def _tokens_of(app, browser, *, public: bool) -> dict:
+    if not public:
+        return parse_form(_exchange(app, get_code(browser, app)))
+    verifier, challenge = _pkce_pair()
+    code = get_code(browser, app, redirect_uri=REGISTERED, code_challenge=challenge, code_challenge_method="S256")
+    params = {"client_id": app.client_id, "code": code, "code_verifier": verifier, "redirect_uri": REGISTERED}
+    response = exchange_form(Client(), params)
+    assert response.status_code == 200, response.content
+    return parse_form(response)
+
+
+@pytest.mark.parametrize("public", [True, False], ids=["public", "confidential"])
+def test_a_replayed_refresh_token_revokes_every_token_descended_from_it(app, browser, public):
+    if public:
+        app = ApplicationFactory(client_type="public", app_type="mobile", redirect_uris=REGISTERED)
+    first = _tokens_of(app, browser, public=public)
+    second = parse_form(_refresh(app, first["refresh_token"], secret=not public))
+    third = parse_form(_refresh(app, second["refresh_token"], secret=not public))
+    assert _api_status(third["access_token"]) == 200
+
+    replay = _refresh(app, first["refresh_token"], secret=not public)  # an attacker's stolen copy
+
+    assert replay.status_code == 400 and parse_form(replay)["error"] == "invalid_grant"
+    assert _api_status(third["access_token"]) == 401
+    assert _refresh(app, third["refresh_token"], secret=not public).status_code == 400
+    assert not AccessToken.objects.filter(application=app).exists()
+    assert not RefreshToken.objects.filter(application=app, revoked__isnull=True).exists()
+
+
+def test_a_refresh_token_that_was_not_replayed_keeps_working(app, browser):
+    first = _tokens_of(app, browser, public=False)
+    second = parse_form(_refresh(app, first["refresh_token"]))
+    third = _refresh(app, second["refresh_token"])
+    assert third.status_code == 200
+    assert _api_status(parse_form(third)["access_token"]) == 200

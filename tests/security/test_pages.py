@@ -40,6 +40,8 @@ PUBLIC_PAGES = {
     "signup/",
     "^login/?$",
     "^logout/?$",
+    "developers/",  # the developer hub (issue 16)
+    "developers/docs/",
     "developers/docs/<slug:page>",
     "developers/docs/img/<slug:name>.png",
     "account/verify/<str:token>",  # the e-mailed link: the signed token is the credential
@@ -70,8 +72,8 @@ def page_routes(patterns=None, prefix=""):
             view_class = getattr(pattern.callback, "cls", None)
             if isinstance(view_class, type) and issubclass(view_class, APIView):
                 continue
-            if route in ("openapi.json", "docs/"):
-                continue  # the API's public documentation
+            if route in ("openapi.json", "docs/", "docs/oauth2-redirect.html", "docs/oauth2-redirect.js"):
+                continue  # the API's public documentation (Swagger UI and its OAuth callback page)
             yield route
 
 

@@ -145,3 +145,88 @@ def test_finalize_looks_only_at_its_own_key(world, a_via_x, s3):
 def test_starting_an_upload_needs_the_target_s_owner(world, b_via_x, kind_path):
     response = b_via_x.post(kind_path.format(**world.path_values()), {"filename": "x.png"}, format="json")
     assert response.status_code in (403, 404)
+
+
+# --- issue 14, finding 4: a finalized file cannot be swapped through its still-valid policy ------------
+
+STL_CHECKED = b"solid checked\nendsolid checked\n"
+STL_SWAPPED = b"solid swapped\nendsolid swapped\n"
+
+
+def _post_form(descriptor, data: bytes) -> None:
+    """POST the bytes with the descriptor's signed form, as a browser does (fields in order, file last)."""
+    import requests
+
+    parts: list[tuple] = [(name, (None, value)) for name, value in descriptor["fields"].items()]
+    parts.append(("file", ("part.stl", data, descriptor["fields"]["Content-Type"])))
+    response = requests.post(descriptor["action"], files=parts, allow_redirects=False, timeout=10)
+    assert response.status_code in (200, 201, 204, 303), response.content[:300]
+
+
+def test_re_posting_the_form_after_finalize_cannot_swap_the_file(
+    world, a_via_x, s3, django_capture_on_commit_callbacks
+):
+    from apps.uploads import store
+    from apps.uploads.models import ThingFile
+
+    descriptor = _start(a_via_x, world.thing)
+    policy_key = descriptor["fields"]["key"]
+    upload = Upload.objects.get(key=policy_key)
+    _post_form(descriptor, STL_CHECKED)
+    with django_capture_on_commit_callbacks(execute=True):
+        finalized = a_via_x.post(f"/files/{upload.pk}/finalize")
+    assert finalized.status_code == 200, finalized.content
+    file = ThingFile.objects.get(pk=finalized.json()["id"])
+    assert file.key != policy_key and file.key.startswith("stored/")
+    assert not exists(s3, policy_key)  # the policy's object is gone: only the frozen copy is served
+
+    _post_form(descriptor, STL_SWAPPED)  # the policy is valid for the rest of its hour
+
+    assert store.get_bytes(file.key) == STL_CHECKED
+    again = a_via_x.post(f"/files/{upload.pk}/finalize")
+    assert again.status_code == 200 and again.json() == finalized.json()
+    file.refresh_from_db()
+    assert store.get_bytes(file.key) == STL_CHECKED
+
+
+def test_an_object_replaced_during_finalize_is_measured_as_it_was_frozen(world, a_via_x, s3, monkeypatch):
+    from apps.uploads import store
+    from apps.uploads.models import ThingFile
+
+    descriptor = _start(a_via_x, world.thing)
+    upload = Upload.objects.get(key=descriptor["fields"]["key"])
+    put(s3, upload.key, STL_CHECKED)
+    real_head = store.head
+    swaps = []
+
+    def head_then_swap(key):
+        info = real_head(key)
+        if not swaps:  # the attacker wins the race once: the checked ETag no longer matches
+            swaps.append(key)
+            put(s3, key, STL_SWAPPED + b"x" * 40)
+        return info
+
+    monkeypatch.setattr(store, "head", head_then_swap)
+    response = a_via_x.post(f"/files/{upload.pk}/finalize")
+    assert response.status_code == 200, response.content
+    file = ThingFile.objects.get(pk=response.json()["id"])
+    frozen = store.get_bytes(file.key)
+    assert file.size == len(frozen)  # what was measured is what is served
+    assert frozen == STL_SWAPPED + b"x" * 40
+
+
+def test_bytes_posted_after_finalize_are_swept_once_the_form_expires(world, a_via_x, s3):
+    from django.utils import timezone
+
+    from apps.uploads.flow.services import uploads_sweep_expired
+
+    descriptor = _start(a_via_x, world.thing)
+    upload = Upload.objects.get(key=descriptor["fields"]["key"])
+    put(s3, upload.key, STL_CHECKED)
+    assert a_via_x.post(f"/files/{upload.pk}/finalize").status_code == 200
+    put(s3, descriptor["fields"]["key"], STL_SWAPPED)  # a stray re-post: nobody serves it
+    upload.refresh_from_db()
+    uploads_sweep_expired(now=upload.expires_at + timedelta(seconds=1))
+    assert not exists(s3, descriptor["fields"]["key"])
+    assert exists(s3, upload.key)  # the frozen copy stays
+    assert timezone.now() < upload.expires_at

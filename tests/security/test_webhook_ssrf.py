@@ -36,6 +36,21 @@ INTERNAL_URLS = [
     "http://[fe80::1]/",
     "http://224.0.0.1/",
     "http://255.255.255.255/",
+    # issue 14, finding 9: IPv6 spellings that embed a private or loopback IPv4 address.
+    "http://[64:ff9b::7f00:1]/",  # NAT64 (RFC 6052) of 127.0.0.1
+    "http://[64:ff9b::127.0.0.1]/",
+    "http://[64:ff9b::a9fe:a9fe]/",  # NAT64 of 169.254.169.254 (cloud metadata)
+    "http://[64:ff9b:1::a00:1]/",  # local-use NAT64 (RFC 8215)
+    "http://[::127.0.0.1]/",  # IPv4-compatible
+    "http://[::7f00:1]/",
+    "http://[::10.0.0.1]/",
+    "http://[::ffff:0:127.0.0.1]/",  # SIIT IPv4-translated
+    "http://[::ffff:0:0a00:1]/",
+    "http://[::ffff:169.254.169.254]/",  # IPv4-mapped
+    "http://[2002:a9fe:a9fe::1]/",  # 6to4 of 169.254.169.254
+    "http://[2002:0a00:0001::]/",  # 6to4 of 10.0.0.1
+    "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",  # Teredo, client 127.0.0.1 (obfuscated)
+    "http://[2001:0:7f00:1:0:0:0:0]/",  # Teredo, server 127.0.0.1
 ]
 NOT_HTTP = ["file:///etc/passwd", "gopher://example.com/", "ftp://example.com/", "http://user:pw@example.com/",
             "dict://127.0.0.1:6379/", "//example.com/"]
@@ -143,3 +158,23 @@ def test_a_redirect_from_the_receiver_is_never_followed(listener):
         inner.server_close()
     assert result.status_code == 302 and "Redirect refused" in result.error
     assert inner.RequestHandlerClass.hits == []
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::7f00:1", "::127.0.0.1", "::ffff:0:127.0.0.1", "2002:7f00:1::1",
+                                     "2001:0:4136:e378:8000:63bf:80ff:fffe", "64:ff9b:1::a00:1"])
+def test_a_name_resolving_to_an_ipv6_spelling_of_an_internal_address_is_refused(resolve_to, address):
+    resolve_to(address)
+    assert netcheck.url_blockers("https://hooks.example.com/thingyard") != []
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::7f00:1", "::127.0.0.1", "::ffff:0:7f00:1"])
+def test_an_embedded_loopback_is_refused_at_delivery_time_too(resolve_to, address):
+    resolve_to(address)  # public when saved, an IPv6 spelling of loopback now
+    result = delivery.post(url="https://hooks.example.com/thingyard", body=b"{}", headers={}, timeout=2,
+                           allow_private=False)
+    assert result.status_code is None and result.error.startswith("Refused:"), result.error
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::808:808", "::ffff:8.8.8.8", "2002:808:808::1", "2606:4700::1111"])
+def test_ipv6_spellings_of_public_addresses_stay_allowed(address):
+    assert netcheck.address_is_public(address)

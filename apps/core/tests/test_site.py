@@ -27,7 +27,19 @@ def test_three_js_is_found_in_node_modules_and_nothing_else_of_it(settings):
         if isinstance(finder, NodeModulesFinder)
         for path, _ in finder.list([])
     }
-    assert listed == {"three.module.js", "three.core.js", "OrbitControls.js"}
+    assert listed == {
+        "three.module.js",
+        "three.core.js",
+        "OrbitControls.js",
+        # Swagger UI at /docs/ (issue 16)
+        "swagger-ui.css",
+        "swagger-ui-bundle.js",
+        "swagger-ui-standalone-preset.js",
+        "favicon-32x32.png",
+        "oauth2-redirect.html",
+        "oauth2-redirect.js",
+    }
+    assert finders.find("vendor/swagger-ui/index.html") in (None, [])
 
 
 def test_the_finder_warns_when_npm_ci_has_not_run(tmp_path):

@@ -83,6 +83,7 @@ def test_finalizing_a_new_copys_upload_creates_the_copy_with_its_image(user, oth
     make = Make.objects.get()
     image = Image.objects.get()
     assert (make.thing_id, make.creator_id, make.description) == (thing.pk, user.pk, "")
+    upload.refresh_from_db()  # its key is now the frozen copy's (issue 14, finding 4)
     assert (image.copy_id, image.thing_id, image.key) == (make.pk, None, upload.key)
     assert summary == {"id": image.pk, "name": "print.jpg", "url": f"http://testserver/copies/{make.pk}/images/{image.pk}"}
     assert _make_count(thing) == 1

@@ -151,7 +151,11 @@ def upload_summary(*, upload: Upload) -> dict:
     return {"id": upload.pk, "name": upload.filename, "url": store.presigned_get_url(upload.key)}
 
 
-def _upload_settle(upload: Upload) -> dict:
+# How many times finalize re-checks an object replaced while it was being checked.
+FREEZE_ATTEMPTS = 3
+
+
+def _upload_settle(upload: Upload, *, attempts: int = FREEZE_ATTEMPTS) -> dict:
     if upload.status == Upload.Status.FINALIZED:
         return upload_summary(upload=upload)
     if upload.status != Upload.Status.PENDING:
@@ -170,11 +174,32 @@ def _upload_settle(upload: Upload) -> dict:
     if problem is not None:
         return _upload_close(upload, Upload.Status.FAILED, problem, size=info.size)
 
+    # docs/security.md (issue 14, finding 4): the policy stays valid for its hour, so the same form could
+    # replace the object behind a live file. Freeze it: copy it (only while its ETag is the one just
+    # seen) to a key no policy names and no other finalize writes, check that copy, and serve that copy;
+    # the policy's object is deleted on commit.
+    frozen = rules.stored_key(upload.key)
+    try:
+        store.copy(upload.key, frozen, if_match=info.etag)
+    except store.ObjectChanged:
+        if attempts <= 1:
+            raise UploadProblem(rules.UPLOAD_MISSING) from None
+        return _upload_settle(upload, attempts=attempts - 1)  # replaced meanwhile: look again
+    info = store.head(frozen)
+    if info is None:
+        raise store.StoreError(f"the frozen copy {frozen} is missing right after the copy")
+    problem = rules.upload_size_problem(info.size, max_bytes=settings.UPLOAD_MAX_BYTES)
+    if problem is not None:
+        _object_delete(frozen)
+        return _upload_close(upload, Upload.Status.FAILED, problem, size=info.size)
+
     gone = False
     with transaction.atomic():
         locked = Upload.objects.select_for_update().get(pk=upload.pk)
         if locked.status == Upload.Status.PENDING:
             locked.size = info.size
+            locked.key = frozen  # what the finalizer records (file, image, avatar …) is the frozen copy
+            transaction.on_commit(partial(_object_delete, upload.key))
             try:
                 _FINALIZERS[locked.kind](locked, size=info.size)
             except _TargetGone:
@@ -183,13 +208,16 @@ def _upload_settle(upload: Upload) -> dict:
                 locked.error = (
                     f"{rules.UPLOAD_FAILED}: the {locked.get_kind_display().lower()} target was deleted"
                 )
-                locked.save(update_fields=["status", "error", "size"])
-                transaction.on_commit(partial(_object_delete, locked.key))
+                locked.save(update_fields=["status", "error", "size"])  # the key stays the policy's
+                transaction.on_commit(partial(_object_delete, frozen))
             else:
                 locked.status = Upload.Status.FINALIZED
                 locked.finalized_at = timezone.now()
-                locked.save(update_fields=["status", "size", "finalized_at", "file", "image"])
+                locked.save(update_fields=["status", "size", "finalized_at", "file", "image", "key"])
                 return upload_summary(upload=locked)
+        elif locked.key != frozen:
+            # A concurrent finalize settled it first (with a copy of its own): ours is not needed.
+            transaction.on_commit(partial(_object_delete, frozen))
     if gone:
         raise NotFound()
     # A concurrent call held the lock first and settled it: answer as it did.
@@ -232,7 +260,7 @@ def user_image_finalize(field: str, upload: Upload, *, size: int) -> None:
     LookupError when the user is gone."""
     previous = user_image_replace(user_id=upload.target_id, field=field, key=upload.key)
     # Only objects this flow created are ours to delete (not seeded or externally managed keys).
-    if previous and previous != upload.key and previous.startswith(rules.KEY_PREFIX + "/"):
+    if previous and previous != upload.key and rules.key_is_ours(previous):
         transaction.on_commit(partial(_object_delete, previous))
 
 
@@ -254,6 +282,8 @@ def upload_verify(*, upload_id: int) -> str:
         if exc.error_type == rules.UPLOAD_MISSING:
             return "waiting"
         return "expired" if exc.error_type == rules.UPLOAD_EXPIRED else "failed"
+    except store.StoreError:
+        raise  # for the task's retry with backoff (a StoreError is a DomainError too: the 503 of requests)
     except DomainError:  # the target was deleted: the upload is failed now
         return "failed"
     return "finalized"
@@ -293,6 +323,16 @@ def uploads_sweep_expired(*, now=None, limit: int = 500) -> dict:
     )
     for key in closed.values_list("key", flat=True)[:limit]:
         _object_delete(key)
+        outcomes["deleted"] = outcomes.get("deleted", 0) + 1
+    # A finalized upload's form stays valid too: bytes posted to its policy key after finalize (the file
+    # serves its frozen copy, never those) are deleted here once the form has expired.
+    finalized = Upload.objects.filter(
+        status=Upload.Status.FINALIZED,
+        expires_at__lt=now,
+        expires_at__gte=now - STRAY_OBJECT_WINDOW,
+    )
+    for key in finalized.values_list("key", flat=True)[:limit]:
+        _object_delete(rules.policy_key_of(key))
         outcomes["deleted"] = outcomes.get("deleted", 0) + 1
     return outcomes
 

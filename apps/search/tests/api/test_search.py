@@ -96,7 +96,12 @@ def test_it_answers_without_a_trailing_slash_too(api):
 
 def test_a_control_character_in_the_term_is_harmless(api):
     thing = indexed_thing(name="Bracket")
-    assert ids(api.get("/search/bracket%00/")) == [thing.pk]
+    assert ids(api.get("/search/bracket%01/")) == [thing.pk]
+
+
+def test_a_nul_in_the_term_is_a_400(api):
+    # docs/security.md (issue 14, finding 3): a NUL anywhere in a request is refused before any view.
+    assert_error(api.get("/search/bracket%00/"), 400, "INVALID_CHARACTER")
 
 
 def test_an_overlong_term_is_400(api):

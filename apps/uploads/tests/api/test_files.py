@@ -9,7 +9,7 @@ from apps.core.testing import assert_error, assert_unauthorized
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import ProcessingStatus, ThingFile
-from apps.uploads.tests.file_factories import ThingFileFactory, exists, live_file, put
+from apps.uploads.tests.file_factories import ImageFactory, ThingFileFactory, exists, live_file, put
 
 pytestmark = pytest.mark.django_db
 
@@ -174,3 +174,30 @@ def test_file_detail_query_count(api, user, django_assert_num_queries):
     # token; the file; its Thing (the visibility matrix)
     with django_assert_num_queries(3):
         assert api.get(f"/files/{file.pk}/").status_code == 200
+
+
+def _published_image_fields() -> set[str]:
+    from tests.compat.helpers import openapi_document
+
+    schemas = openapi_document()["components"]["schemas"]
+    assert schemas["File"]["properties"]["default_image"]["allOf"] == [{"$ref": "#/components/schemas/Image"}]
+    return set(schemas["Image"]["required"])
+
+
+def test_a_legacy_render_as_default_image_has_every_field_the_schema_publishes(api, user, s3):
+    # issue 14, finding 11: `default_image` lacked `status`, which the Image schema requires.
+    file = live_file(s3, ThingFactory(creator=user))
+    file.thumbnail_key = put(s3, file.key + ".thumb.png", b"PNG")
+    file.save()
+    image = api.get(f"/files/{file.pk}/").json()["default_image"]
+    assert set(image) == _published_image_fields()
+    assert image["status"] == "live"
+
+
+def test_a_render_image_as_default_image_has_every_field_the_schema_publishes(api, user, s3):
+    file = live_file(s3, ThingFactory(creator=user))
+    ImageFactory(thing=file.thing, source_file=file, key=put(s3, file.key + ".render.png", b"PNG"))
+    for body in (api.get(f"/files/{file.pk}/").json(), api.get(f"/things/{file.thing_id}/files").json()[0]):
+        image = body["default_image"]
+        assert image is not None and set(image) == _published_image_fields()
+        assert image["status"] == "live"

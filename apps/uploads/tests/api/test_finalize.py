@@ -10,7 +10,7 @@ from django.utils import timezone
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
 from apps.core.testing import assert_error
-from apps.uploads import store
+from apps.uploads import rules, store
 from apps.uploads.models import Image, ThingFile, Upload
 from apps.uploads.processing import tasks as processing_tasks
 from apps.uploads.tests.upload_helpers import png_bytes, stl_bytes, upload_started
@@ -58,12 +58,16 @@ def test_it_creates_the_file_and_answers_the_summary(
         "name": "bracket.stl",
         "url": f"http://testserver/files/{file.pk}",
     }
+    # docs/security.md (issue 14, finding 4): the file serves a frozen copy, not the policy's key.
+    frozen = Upload.objects.get(pk=arrived.pk).key
+    assert frozen.startswith("stored/") and rules.policy_key_of(frozen) == arrived.key
     assert (file.thing, file.name, file.key, file.size) == (
         thing,
         "bracket.stl",
-        arrived.key,
+        frozen,
         len(stl_bytes()),
     )
+    assert store.get_bytes(file.key) == stl_bytes() and store.head(arrived.key) is None
     assert (file.content_type, file.status) == ("model/stl", "processing")
     arrived.refresh_from_db()
     assert arrived.status == Upload.Status.FINALIZED and arrived.file == file and arrived.finalized_at
@@ -129,9 +133,11 @@ def test_an_image_upload_creates_an_image(api, user, thing, s3, enqueued, django
         "name": "photo.png",
         "url": f"http://testserver/things/{thing.pk}/images/{image.pk}",
     }
+    frozen = Upload.objects.get(pk=upload.pk).key
+    assert frozen.startswith("stored/") and rules.policy_key_of(frozen) == upload.key
     assert (image.thing, image.key, image.size, image.status) == (
         thing,
-        upload.key,
+        frozen,
         len(png_bytes()),
         "processing",
     )
@@ -147,8 +153,9 @@ def test_an_avatar_or_cover_replaces_the_users_and_deletes_the_previous_object(
     old = upload_started(owner=user, target_id=user.pk, filename="old.png", kind=kind)
     store.put(old.key, png_bytes())
     assert finalize(api, old).status_code == 200
+    old.refresh_from_db()  # its key is now the frozen copy's (issue 14, finding 4)
     user.refresh_from_db()
-    assert getattr(user, field) == old.key
+    assert getattr(user, field) == old.key and old.key.startswith("stored/")
 
     new = upload_started(owner=user, target_id=user.pk, filename="new.png", kind=kind)
     store.put(new.key, png_bytes(color=(0, 0, 255)))
@@ -158,6 +165,7 @@ def test_an_avatar_or_cover_replaces_the_users_and_deletes_the_previous_object(
     body = response.json()
     assert (body["id"], body["name"]) == (new.pk, "new.png")
     assert finalize(api, new).json() == body
+    new.refresh_from_db()
     assert store.get_bytes(new.key) == png_bytes(color=(0, 0, 255))
     user.refresh_from_db()
     assert getattr(user, field) == new.key
