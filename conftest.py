@@ -38,6 +38,12 @@ def _object_store(s3_server, django_db_blocker):
 
     settings.AWS_S3_ENDPOINT_URL = s3_server
     settings.S3_ENDPOINT_URL = s3_server
+    # Django's default storage (django-storages S3) reads the endpoint when it is built: build it anew.
+    from django.core.files.storage import default_storage, storages
+    from django.utils.functional import empty
+
+    storages._storages.pop("default", None)
+    default_storage._wrapped = empty
     client = boto3.client(
         "s3",
         endpoint_url=s3_server,

@@ -257,8 +257,8 @@ PAGES = [
     # session, user, the user's apps with their user counts
     Page("portal app list", _portal_list, 3, signed_in=True),
     # session, user, the app, its user count, its read-only token, its webhook event selection, the
-    # deliveries, their attempts
-    Page("portal app detail", _portal_app, 8, signed_in=True),
+    # deliveries, their attempts, the event names of the log's filter
+    Page("portal app detail", _portal_app, 9, signed_in=True),
 ]
 
 

@@ -83,6 +83,8 @@ class ApplicationAdmin(admin.ModelAdmin):
         "info_url",
         "application_url",
         "redirect_uris",
+        "logo",
+        "last_used_at",
         "webhook_url",
         "masked_webhook_secret",
         "approval_state",

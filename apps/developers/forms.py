@@ -29,15 +29,22 @@ class ApplicationForm(forms.Form):
         assume_scheme="https",
         help_text="Required for Web and Thing apps.",
     )
-    callback_url = forms.URLField(
-        label="Callback URL",
-        max_length=500,
-        assume_scheme="https",
-        help_text="Where users are sent back after authorizing (http or https).",
+    callback_url = forms.CharField(
+        label="Callback URLs",
+        max_length=rules.MAX_CALLBACK_URLS * (rules.MAX_CALLBACK_URL_LENGTH + 2),
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "autocapitalize": "off"}),
+        help_text=(
+            f"One per line, up to {rules.MAX_CALLBACK_URLS} (http or https). After authorizing, users are sent "
+            "back to the one your authorization request names; the first is the default."
+        ),
     )
     client_type = forms.ChoiceField(
         choices=CLIENT_TYPE_CHOICES, initial=Application.CLIENT_CONFIDENTIAL, widget=forms.RadioSelect
     )
+
+    def clean_callback_url(self):
+        # Stored as DOT stores redirect_uris: space-separated, in the order given.
+        return " ".join(rules.callback_urls_split(self.cleaned_data.get("callback_url", "")))
 
     def clean(self):
         data = super().clean()
@@ -79,7 +86,7 @@ class ApplicationEditForm(ApplicationForm):
             "app_type": application.app_type,
             "info_url": application.info_url,
             "application_url": application.application_url,
-            "callback_url": application.redirect_uris,
+            "callback_url": "\n".join(rules.callback_urls_split(application.redirect_uris)),
             "client_type": application.client_type,
             "webhook_url": application.webhook_url,
         }
@@ -89,6 +96,29 @@ class ApplicationEditForm(ApplicationForm):
         for message in rules.webhook_url_blockers(url):
             self.add_error("webhook_url", message)
         return url
+
+
+class ApplicationLogoForm(forms.Form):
+    """The app's logo: a small square-ish image (rules.LOGO_*); the service checks the bytes."""
+
+    logo = forms.FileField(
+        label="Logo",
+        help_text="PNG, JPEG or WebP, at most 512 KB and 1024 × 1024 pixels; shown on the consent page.",
+        widget=forms.ClearableFileInput(attrs={"accept": "image/png,image/jpeg,image/webp"}),
+    )
+
+
+class DeliveryFilterForm(forms.Form):
+    """The delivery log's filters (GET): by status and by event."""
+
+    status = forms.ChoiceField(required=False, choices=[("", "Any status"), *rules.DELIVERY_STATUS_FILTERS])
+    event = forms.CharField(required=False, max_length=40)
+
+    def filters(self) -> dict:
+        """The valid filters, {} for none (an invalid form filters nothing)."""
+        if not self.is_valid():
+            return {}
+        return {key: value for key, value in self.cleaned_data.items() if value}
 
 
 class WebhookEventsForm(forms.Form):

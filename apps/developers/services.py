@@ -1,11 +1,18 @@
 """Writes of the developer portal and the moderators' review (spec §3, §5, §6; docs/decisions.md: OAuth, Webhooks)."""
+import io
+import logging
+import uuid
 from datetime import timedelta
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from PIL import Image as PILImage
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.utils import timezone
 from oauth2_provider.generators import generate_client_secret
-from oauth2_provider.models import AbstractApplication, get_access_token_model, get_application_model, set_token_value
+from oauth2_provider.models import AbstractApplication, get_access_token_model, get_application_model
 
 from apps.core.exceptions import RuleViolation, ValidationFailed
 from apps.developers import rules
@@ -15,6 +22,7 @@ from apps.oauth.tokens import generate_token
 
 Application = get_application_model()
 AccessToken = get_access_token_model()
+logger = logging.getLogger(__name__)
 
 READONLY_TOKEN_LIFETIME = timedelta(days=3650)
 # The portal calls DOT's redirect_uris "callback URL" (spec §5).
@@ -153,7 +161,12 @@ def application_rotate_webhook_secret(*, application) -> str:
 
 
 def application_issue_readonly_token(*, application):
-    """Issue the app's read-only token (scope orders:read, no user), deleting any previous one."""
+    """Issue the app's read-only token (scope orders:read, no user), deleting any previous one.
+
+    Like the client secret it is shown once: the row keeps only its checksum (DOT's RFC 9700 storage),
+    and the plain value lives only on the returned instance's `token`, for the caller to show.
+    """
+    plain = generate_token()
     with transaction.atomic():
         locked = _locked(application)  # two clicks at once must not leave two live read-only tokens
         AccessToken.objects.filter(
@@ -165,9 +178,73 @@ def application_issue_readonly_token(*, application):
             scope=rules.READONLY_TOKEN_SCOPE,
             expires=timezone.now() + READONLY_TOKEN_LIFETIME,
         )
-        set_token_value(token, generate_token())
+        token._raw_token = plain  # TokenChecksumField hashes this; the `token` column stays empty
+        token.token = ""
         token.save()
+    token.token = plain  # in memory only
     return token
+
+
+def application_logo_replace(*, application, upload) -> str:
+    """Check the uploaded image and make it the app's logo; returns its storage key.
+
+    The bytes are checked with Pillow (format, pixel size, not truncated), never trusted from the
+    upload's name or content type. Side effects: the previous logo is deleted from the store on commit.
+    """
+    data = upload.read(rules.LOGO_MAX_BYTES + 1)
+    image_format, width, height = _image_facts(data)
+    reasons = rules.logo_blockers(size=len(data), image_format=image_format, width=width, height=height)
+    if reasons or image_format is None:
+        raise ValidationFailed(errors={"logo": reasons})
+    extension, content_type = rules.LOGO_FORMATS[image_format]
+    key = f"app-logos/{application.pk}/{uuid.uuid4().hex}.{extension}"
+    default_storage.save(key, ContentFile(data, name=key))
+    try:
+        with transaction.atomic():
+            locked = _locked(application)
+            previous = locked.logo
+            locked.logo = key
+            locked.save(update_fields=["logo", "updated"])
+            if previous:
+                transaction.on_commit(lambda: _logo_delete(previous))
+    except Exception:
+        _logo_delete(key)  # nothing points at it
+        raise
+    application.logo = key
+    return key
+
+
+def application_logo_remove(*, application) -> None:
+    """Remove the app's logo. Side effects: the stored image is deleted on commit."""
+    with transaction.atomic():
+        locked = _locked(application)
+        previous = locked.logo
+        if not previous:
+            return
+        locked.logo = ""
+        locked.save(update_fields=["logo", "updated"])
+        transaction.on_commit(lambda: _logo_delete(previous))
+    application.logo = ""
+
+
+def _image_facts(data: bytes) -> tuple[str | None, int, int]:
+    """(Pillow's format name, width, height) of `data`, or (None, 0, 0) when it is no readable image."""
+    try:
+        with PILImage.open(io.BytesIO(data)) as image:
+            image_format, (width, height) = image.format, image.size
+            if width * height > rules.LOGO_MAX_SIDE * rules.LOGO_MAX_SIDE * 4:
+                return image_format, width, height  # too large: refused without decoding it
+            image.load()  # decodes: a truncated or corrupt file fails here
+    except (OSError, ValueError, SyntaxError, PILImage.DecompressionBombError):
+        return None, 0, 0
+    return image_format, width, height
+
+
+def _logo_delete(key: str) -> None:
+    try:
+        default_storage.delete(key)
+    except Exception as exc:  # an orphan in the store is harmless; the row no longer points at it
+        logger.warning("Cannot delete the old app logo %s: %s", key, exc)
 
 
 def application_submit_for_review(*, application, submitted_by) -> AbstractApplication:

@@ -33,6 +33,12 @@ urlpatterns = [
         views.ApplicationReadonlyTokenView.as_view(),
         name="app-readonly-token",
     ),
+    path("developers/apps/<int:pk>/logo", views.ApplicationLogoView.as_view(), name="app-logo"),
+    path(
+        "developers/apps/<int:pk>/webhook-deliveries",
+        views.ApplicationDeliveryLogView.as_view(),
+        name="app-webhook-deliveries",
+    ),
     path("developers/apps/<int:pk>/submit", views.ApplicationSubmitView.as_view(), name="app-submit"),
     path("developers/apps/<int:pk>/delete", views.ApplicationDeleteView.as_view(), name="app-delete"),
 ]

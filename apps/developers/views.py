@@ -1,4 +1,7 @@
 """Developer portal pages (server-rendered, session login, CSRF): parse → selector → one service → render."""
+import json
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
@@ -9,24 +12,47 @@ from django.views import View
 
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.developers import rules, selectors, services
-from apps.developers.forms import ApplicationEditForm, ApplicationForm
+from apps.developers.forms import ApplicationEditForm, ApplicationForm, ApplicationLogoForm, DeliveryFilterForm
 from apps.webhooks import selectors as webhook_selectors
 from apps.webhooks import services as webhook_services
 
-# The plain client secret lives here between the POST that made it and the one page that shows it.
+# A plain client secret or read-only token lives here between the POST that made it and the one page
+# that shows it.
 ONE_TIME_SECRET_SESSION_KEY = "developers:one_time_client_secret"
+ONE_TIME_TOKEN_SESSION_KEY = "developers:one_time_readonly_token"
+# Deliveries whose row may still change: the page polls the log while one is shown.
+LIVE_DELIVERY_STATES = ("pending", "sending")
 
 
-def _stash_secret(request, application, secret: str) -> None:
-    request.session[ONE_TIME_SECRET_SESSION_KEY] = {"application": application.pk, "secret": secret}
+def _stash_secret(request, application, secret: str, *, key: str = ONE_TIME_SECRET_SESSION_KEY) -> None:
+    request.session[key] = {"application": application.pk, "secret": secret}
 
 
-def _pop_secret(request, application) -> str | None:
-    stash = request.session.get(ONE_TIME_SECRET_SESSION_KEY)
+def _pop_secret(request, application, *, key: str = ONE_TIME_SECRET_SESSION_KEY) -> str | None:
+    stash = request.session.get(key)
     if not stash or stash.get("application") != application.pk:
         return None
-    del request.session[ONE_TIME_SECRET_SESSION_KEY]
+    del request.session[key]
     return stash.get("secret")
+
+
+def _delivery_log_context(request, application) -> dict:
+    """The delivery log's filters and rows (the app page and its live fragment show the same)."""
+    filter_form = DeliveryFilterForm(request.GET)
+    filters = filter_form.filters()
+    deliveries = webhook_selectors.delivery_list_recent(application=application, **filters)
+    for delivery in deliveries:
+        # The body every attempt sent, indented for reading (the wire has it compact, keys sorted).
+        body = json.dumps(delivery.payload, indent=2, sort_keys=True, ensure_ascii=False)
+        delivery.request_body = body  # type: ignore[attr-defined]  # for the template
+    return {
+        "filter_form": filter_form,
+        "filters_active": bool(filters),
+        "webhook_deliveries": deliveries,
+        "log_live": any(delivery.status in LIVE_DELIVERY_STATES for delivery in deliveries),
+        "webhook_events": webhook_selectors.delivery_event_names(application=application),
+        "log_query": urlencode(filters),
+    }
 
 
 def _detail_url(application) -> str:
@@ -77,29 +103,34 @@ class ApplicationCreateView(LoginRequiredMixin, View):
         return self._render(request, form, status=400)
 
 
+def _render_detail(request, application, form, *, status=200, logo_form=None):
+    """The app page: credentials, review, logo, webhook and its delivery log, settings."""
+    user_count = selectors.application_user_count(application=application)
+    log = _delivery_log_context(request, application)
+    if log["filter_form"].errors and status == 200:
+        status = 400
+    context = {
+        **log,
+        "application": application,
+        "form": form,
+        "logo_form": logo_form or ApplicationLogoForm(),
+        "client_secret": _pop_secret(request, application),
+        "readonly_token_value": _pop_secret(request, application, key=ONE_TIME_TOKEN_SESSION_KEY),
+        "user_count": user_count,
+        "user_limit": rules.application_user_limit(application),
+        "in_review": rules.application_is_in_review(application),
+        "submit_blockers": rules.application_submit_blockers(application),
+        "readonly_token": selectors.application_readonly_token_get(application=application),
+        "readonly_scope": rules.READONLY_TOKEN_SCOPE,
+    }
+    return render(request, "developers/app_detail.html", context, status=status)
+
+
 class ApplicationDetailView(OwnedApplicationMixin, View):
-    template_name = "developers/app_detail.html"
-
-    def _render(self, request, application, form, status=200):
-        user_count = selectors.application_user_count(application=application)
-        context = {
-            "application": application,
-            "form": form,
-            "client_secret": _pop_secret(request, application),
-            "user_count": user_count,
-            "user_limit": rules.application_user_limit(application),
-            "in_review": rules.application_is_in_review(application),
-            "submit_blockers": rules.application_submit_blockers(application),
-            "readonly_token": selectors.application_readonly_token_get(application=application),
-            "readonly_scope": rules.READONLY_TOKEN_SCOPE,
-            "webhook_deliveries": webhook_selectors.delivery_list_recent(application=application),
-        }
-        return render(request, self.template_name, context, status=status)
-
     def get(self, request, pk):
         application = self.get_application()
         form = ApplicationEditForm(initial=ApplicationEditForm.initial_for(application))
-        return self._render(request, application, form)
+        return _render_detail(request, application, form)
 
     def post(self, request, pk):
         application = self.get_application()
@@ -112,7 +143,7 @@ class ApplicationDetailView(OwnedApplicationMixin, View):
             else:
                 messages.success(request, "Your changes are saved.")
                 return redirect(_detail_url(application))
-        return self._render(request, application, form, status=400)
+        return _render_detail(request, application, form, status=400)
 
 
 class ApplicationSecretRotateView(OwnedApplicationMixin, View):
@@ -165,9 +196,45 @@ class ApplicationWebhookRedeliverView(OwnedApplicationMixin, View):
 class ApplicationReadonlyTokenView(OwnedApplicationMixin, View):
     def post(self, request, pk):
         application = self.get_application()
-        services.application_issue_readonly_token(application=application)
+        token = services.application_issue_readonly_token(application=application)
+        _stash_secret(request, application, token.token, key=ONE_TIME_TOKEN_SESSION_KEY)
         messages.success(request, "A new read-only token was issued; any previous one no longer works.")
         return redirect(_detail_url(application) + "#readonly-token")
+
+
+class ApplicationLogoView(OwnedApplicationMixin, View):
+    """POST a new logo (multipart), or `remove=1` to take it away."""
+
+    def post(self, request, pk):
+        application = self.get_application()
+        if request.POST.get("remove"):
+            services.application_logo_remove(application=application)
+            messages.success(request, "The logo was removed.")
+            return redirect(_detail_url(application) + "#logo")
+        form = ApplicationLogoForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                services.application_logo_replace(application=application, upload=form.cleaned_data["logo"])
+            except ValidationFailed as exc:
+                for message in (exc.errors or {}).get("logo", [exc.message]):
+                    form.add_error("logo", message)
+            else:
+                messages.success(request, "The logo is saved; users see it on the consent page.")
+                return redirect(_detail_url(application) + "#logo")
+        settings_form = ApplicationEditForm(initial=ApplicationEditForm.initial_for(application))
+        return _render_detail(request, application, settings_form, status=400, logo_form=form)
+
+
+class ApplicationDeliveryLogView(OwnedApplicationMixin, View):
+    """GET the delivery log as an HTML fragment (the app page polls it while deliveries are pending)."""
+
+    def get(self, request, pk):
+        application = self.get_application()
+        context = {**_delivery_log_context(request, application), "application": application}
+        status = 400 if context["filter_form"].errors else 200
+        response = render(request, "developers/_delivery_log.html", context, status=status)
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 class ApplicationSubmitView(OwnedApplicationMixin, View):

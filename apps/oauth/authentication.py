@@ -14,6 +14,7 @@ from rest_framework.exceptions import AuthenticationFailed
 
 from apps.core.authentication import BearerAuthentication, token_from_request
 from apps.oauth.selectors import access_token_get_active, token_cache_drop
+from apps.oauth.usage import access_token_use_note
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ class BearerTokenAuthentication(BearerAuthentication):
         if token is None:
             # DRF's own exception, so DRF marks the request unauthenticated and sends WWW-Authenticate.
             raise AuthenticationFailed("Unauthorized")
+        access_token_use_note(access_token=token)
         if token.user_id is None:
             # An app's read-only token has no user (docs/decisions.md: OAuth); views opt in with IsAppToken.
             return (None, token)

@@ -41,6 +41,12 @@ class Application(AbstractApplication):
     # docs/decisions.md: a 410 from the endpoint disables it until the developer saves a URL again.
     webhook_disabled_at = models.DateTimeField(null=True, blank=True)
     webhook_disabled_reason = models.CharField(max_length=200, blank=True)
+    # The app's logo: a key in the object store (default storage), "" for none (docs/decisions.md:
+    # The developer portal).
+    logo = models.CharField(max_length=200, blank=True)
+    # When the app last authenticated with its secret or one of its tokens was used, to the minute
+    # (apps.oauth.usage writes it at most once a minute per process).
+    last_used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta(AbstractApplication.Meta):
         swappable = "OAUTH2_PROVIDER_APPLICATION_MODEL"
@@ -71,6 +77,10 @@ class AppAuthorization(models.Model):
     )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="app_authorizations")
     created = models.DateTimeField(auto_now_add=True)
+    # The scopes the user granted (space-separated, the union of every consent), shown on /account/apps.
+    scope = models.TextField(blank=True)
+    # When the app last used one of this user's tokens, to the minute (apps.oauth.usage).
+    last_used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["application", "user"], name="oauth_appauth_unique")]

@@ -1,5 +1,7 @@
-"""Pure predicates of the OAuth provider: grant types per app type, the unapproved-app user limit, and the
-limits of failed passwords and client secrets."""
+"""Pure predicates of the OAuth provider: grant types per app type, the unapproved-app user limit, the
+limits of failed passwords and client secrets, and the consent pages' wording of scopes and hosts."""
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.contrib.auth.hashers import identify_hasher
 
@@ -36,6 +38,35 @@ def application_can_serve_user(*, is_approved: bool, user_is_counted: bool, user
 def application_can_issue_token(*, is_approved: bool, user_is_counted: bool) -> bool:
     """A token is only ever minted for a user who consented and was counted (or for an approved app)."""
     return is_approved or user_is_counted
+
+
+def scope_merge(granted: str, more: str) -> str:
+    """The union of two space-separated scope lists, in a stable order."""
+    return " ".join(sorted(set(granted.split()) | set(more.split())))
+
+
+def scope_descriptions(scope: str) -> list[str]:
+    """What a scope list lets an app do, in plain words (settings: OAUTH2_PROVIDER's SCOPES).
+
+    An empty list is the default grant (docs/decisions.md: OAuth): every app gets DEFAULT_SCOPES.
+    """
+    provider: dict = settings.OAUTH2_PROVIDER
+    names = scope.split() or list(provider.get("DEFAULT_SCOPES", []))
+    described: dict = provider.get("SCOPES", {})
+    return [described.get(name, name) for name in sorted(set(names))]
+
+
+def redirect_host(uri: str) -> str:
+    """The host (and port) a redirect URI sends the browser to, as the consent page names it."""
+    try:
+        parts = urlsplit(uri)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return ""
+    if not host:
+        return ""
+    shown = f"[{host}]" if ":" in host else host
+    return f"{shown}:{port}" if port else shown
 
 
 # --- Failed-credential throttling (docs/security.md, issue 14 findings 1 and 7) -------------------------

@@ -122,15 +122,19 @@ class _TokenJoin:
     """
 
     TOKEN_FIELDS = ("id", "user_id", "application_id", "expires", "scope", "created")
-    APPLICATION_FIELDS = ("id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type")
+    APPLICATION_FIELDS = (
+        "id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type", "last_used_at"
+    )
+
+    AUTHORIZATION_FIELDS = ("id", "last_used_at")
 
     @cached_property
     def _models(self):
-        return get_access_token_model(), get_user_model(), get_application_model()
+        return get_access_token_model(), get_user_model(), get_application_model(), AppAuthorization
 
     @cached_property
     def _fields(self):
-        token_model, user_model, app_model = self._models
+        token_model, user_model, app_model, auth_model = self._models
 
         def pick(model, names):
             # In the model's own field order: Model.from_db fills deferred fields by that order.
@@ -141,21 +145,25 @@ class _TokenJoin:
             pick(token_model, self.TOKEN_FIELDS),
             list(user_model._meta.concrete_fields),
             pick(app_model, self.APPLICATION_FIELDS),
+            pick(auth_model, self.AUTHORIZATION_FIELDS),
         )
 
     @cached_property
     def sql(self) -> str:
-        token_model, user_model, app_model = self._models
+        token_model, user_model, app_model, auth_model = self._models
         quote = connection.ops.quote_name
         columns = ", ".join(
             f"{alias}.{quote(field.column)}"
-            for alias, fields in zip(("t", "u", "a"), self._fields)
+            for alias, fields in zip(("t", "u", "a", "z"), self._fields)
             for field in fields
         )
         return (
             f"SELECT {columns} FROM {quote(token_model._meta.db_table)} t "
             f"LEFT JOIN {quote(user_model._meta.db_table)} u ON u.{quote('id')} = t.{quote('user_id')} "
             f"LEFT JOIN {quote(app_model._meta.db_table)} a ON a.{quote('id')} = t.{quote('application_id')} "
+            # The user's consent row, for its last-use stamp (apps.oauth.usage): unique on (app, user).
+            f"LEFT JOIN {quote(auth_model._meta.db_table)} z ON z.{quote('application_id')} = t.{quote('application_id')} "
+            f"AND z.{quote('user_id')} = t.{quote('user_id')} "
             f"WHERE t.{quote('token_checksum')} = %s"
         )
 
@@ -179,10 +187,12 @@ class _TokenJoin:
             values = row[start : start + len(names)]
             start += len(names)
             parts.append(model.from_db(connection.alias, names, values) if values[0] is not None else None)
-        access_token, user, application = parts
+        access_token, user, application, authorization = parts
         # What select_related would have cached: token.user / token.application cost no query.
         access_token._state.fields_cache["user"] = user
         access_token._state.fields_cache["application"] = application
+        # The user's consent to the app (None without one), for apps.oauth.usage.
+        access_token.thingyard_authorization = authorization
         return access_token
 
 

@@ -34,20 +34,25 @@ def _code_checksum(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8")).hexdigest()
 
 
-def authorization_grant(*, application, user) -> AppAuthorization:
-    """Record `user`'s consent to `application`, counting them toward the unapproved-app user limit."""
+def authorization_grant(*, application, user, scope: str = "") -> AppAuthorization:
+    """Record `user`'s consent to `application` (and the scopes granted, added to any granted before),
+    counting them toward the unapproved-app user limit."""
     with transaction.atomic():
         # Lock the app row so concurrent consents count one at a time: the 11th can never slip in.
         app = get_application_model().objects.select_for_update().get(pk=application.pk)
         existing = AppAuthorization.objects.filter(application=app, user=user).first()
         if existing is not None:
+            merged = rules.scope_merge(existing.scope, scope)
+            if merged != existing.scope:
+                existing.scope = merged
+                existing.save(update_fields=["scope"])
             return existing
         count = AppAuthorization.objects.filter(application=app).count()
         if not rules.application_can_serve_user(
             is_approved=app.is_approved, user_is_counted=False, user_count=count
         ):
             raise ApplicationUserLimitReached(rules.application_user_limit())
-        return AppAuthorization.objects.create(application=app, user=user)
+        return AppAuthorization.objects.create(application=app, user=user, scope=rules.scope_merge("", scope))
 
 
 def authorization_revoke(*, user, application) -> None:

@@ -10,6 +10,7 @@ from oauthlib.oauth2.rfc6749 import errors
 
 from apps.core.throttle import client_address
 from apps.oauth import rules, selectors, services
+from apps.oauth.usage import application_use_note
 
 
 class ClientAuthenticationThrottled(errors.OAuth2Error):
@@ -53,6 +54,8 @@ class ThingyardOAuth2Validator(OAuth2Validator):
             services.client_auth_failure_record(client_id=client_id, address=address)
             return False
         services.client_auth_success_record(client_id=client_id)
+        if request.client is not None:
+            application_use_note(application=request.client)  # the app's last use, to the minute
         # A secret hashed by the old (PBKDF2) hasher is re-hashed with the fast one on its first use.
         services.application_secret_upgrade(application=request.client, secret=secret or "")
         return True

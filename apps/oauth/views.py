@@ -136,6 +136,8 @@ class AuthorizeView(AuthorizationView):
         if application is not None:
             context["owner"] = application.user
             context["user_limit"] = rules.application_user_limit()
+        # The consent page names where the browser goes next (the registered callback it was given).
+        context["redirect_host"] = rules.redirect_host(context.get("redirect_uri") or "")
         return context
 
     def form_valid(self, form):
@@ -153,7 +155,9 @@ class AuthorizeView(AuthorizationView):
         if not data.get("allow"):
             return self._deny(application, redirect_uri, data.get("response_type"), data.get("state"))
         try:
-            services.authorization_grant(application=application, user=self.request.user)
+            services.authorization_grant(
+                application=application, user=self.request.user, scope=data.get("scope") or ""
+            )
         except ApplicationUserLimitReached:
             return self._limit_response(application)
         return super().form_valid(form)
@@ -184,7 +188,7 @@ class AuthorizeView(AuthorizationView):
 
     def _authorize(self, request, application, scopes: str, credentials: dict):
         try:
-            services.authorization_grant(application=application, user=request.user)
+            services.authorization_grant(application=application, user=request.user, scope=scopes)
         except ApplicationUserLimitReached:
             return self._limit_response(application)
         try:
@@ -298,12 +302,22 @@ class AuthorizedAppListView(LoginRequiredMixin, TemplateView):
 
 
 class AuthorizedAppRevokeView(LoginRequiredMixin, View):
-    """POST /account/apps/<application_id>/revoke: withdraw consent and every token of the app."""
+    """/account/apps/<application_id>/revoke: GET asks for confirmation (works without JS), POST
+    withdraws consent and every token of the app."""
 
-    def post(self, request, application_id: int, *args, **kwargs):
+    def _authorization(self, request, application_id):
         authorization = selectors.authorization_get_for_user(user=request.user, application_id=application_id)
         if authorization is None:
             raise Http404
+        return authorization
+
+    def get(self, request, application_id: int, *args, **kwargs):
+        authorization = self._authorization(request, application_id)
+        context = {"authorization": authorization, "application": authorization.application}
+        return render(request, "oauth/authorized_app_revoke.html", context)
+
+    def post(self, request, application_id: int, *args, **kwargs):
+        authorization = self._authorization(request, application_id)
         services.authorization_revoke(user=request.user, application=authorization.application)
         messages.success(request, f"Access for “{authorization.application.name}” has been revoked.")
         return redirect("oauth:authorized-apps")

@@ -19,7 +19,10 @@ class AttemptInline(admin.TabularInline):
     extra = 0
     can_delete = False
     ordering = ["-number"]
-    fields = ("number", "started_at", "url", "remote_address", "status_code", "duration_ms", "error", "response_excerpt")
+    fields = (
+        "number", "started_at", "url", "remote_address", "status_code", "duration_ms", "error", "error_detail",
+        "response_excerpt",
+    )
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):

@@ -7,8 +7,11 @@ the name only travels in the Host header and, for https, as SNI and the name the
 match. Redirects are never followed (the Location could point anywhere, including inside).
 No database access here: the caller holds no transaction while this runs.
 """
+import errno
+import socket
+import ssl
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,9 +25,75 @@ from apps.core import netcheck
 class SendResult:
     status_code: int | None = None
     excerpt: str = ""
-    error: str = ""
+    error: str = ""  # in plain words, for the developer (docs/decisions.md: Webhooks, the delivery log)
+    detail: str = ""  # the raw exception text, for staff only (the admin)
     duration_ms: int = 0
     address: str | None = None  # the IP connected to (or refused)
+    response_headers: dict = field(default_factory=dict)
+
+
+# Response headers kept with an attempt: at most this many, each value cut to VALUE_CHARS.
+RESPONSE_HEADERS_KEPT = 30
+RESPONSE_HEADER_VALUE_CHARS = 300
+
+
+def _causes(exc: BaseException):
+    """`exc` and the exceptions it wraps (urllib3 wraps socket and ssl errors, sometimes as an arg)."""
+    seen: set[int] = set()
+    todo: list[object] = [exc]
+    while todo:
+        current = todo.pop(0)
+        if not isinstance(current, BaseException) or id(current) in seen:
+            continue  # None, or a `reason` that is only a string (ssl.SSLError has one)
+        seen.add(id(current))
+        yield current
+        todo += [current.__cause__, current.__context__, getattr(current, "reason", None)]
+        todo += [arg for arg in getattr(current, "args", ()) if isinstance(arg, BaseException)]
+
+
+def describe_failure(exc: BaseException, *, host: str, port: int, timeout: float) -> str:
+    """What went wrong with an attempt, in plain words, from the exception the client raised."""
+    where = f"{host}:{port}"
+    causes = list(_causes(exc))
+    for cause in causes:
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            reason = getattr(cause, "verify_message", "") or "it could not be verified"
+            return f"TLS certificate invalid: {reason} ({host})."
+    for cause in causes:
+        if isinstance(cause, socket.gaierror):
+            return f"Name not found: {host} does not resolve to an address."
+        if isinstance(cause, ConnectionRefusedError) or getattr(cause, "errno", None) == errno.ECONNREFUSED:
+            return f"Connection refused: nothing accepts connections at {where}."
+        if isinstance(cause, ConnectionResetError):
+            return "Connection reset by the endpoint before it answered."
+        if getattr(cause, "errno", None) in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+            return f"Network unreachable: {where} cannot be reached from here."
+    for cause in causes:
+        # NewConnectionError derives from urllib3's ConnectTimeoutError without being a timeout.
+        if isinstance(cause, urllib3.exceptions.NewConnectionError):
+            continue
+        if isinstance(cause, (TimeoutError, socket.timeout, urllib3.exceptions.TimeoutError)):
+            return f"Timed out after {timeout:g} s."
+    for cause in causes:
+        if isinstance(cause, (ssl.SSLError, urllib3.exceptions.SSLError)):
+            return f"TLS handshake with {host} failed."
+        if type(cause).__name__ == "RemoteDisconnected":
+            return "The endpoint closed the connection without answering."
+    return f"Could not connect to {where}."
+
+
+def describe_status(status_code: int) -> str:
+    """A non-2xx answer, in plain words."""
+    if 300 <= status_code < 400:
+        return f"HTTP {status_code} from the endpoint: redirects are not followed."
+    return f"HTTP {status_code} from the endpoint."
+
+
+def _kept_headers(headers) -> dict:
+    kept = {}
+    for name, value in list(headers.items())[:RESPONSE_HEADERS_KEPT]:
+        kept[str(name)] = str(value)[:RESPONSE_HEADER_VALUE_CHARS]
+    return kept
 
 
 def _pick_address(addresses: list[str]) -> str:
@@ -75,9 +144,9 @@ def post(*, url: str, body: bytes, headers: dict, timeout: float, allow_private:
     try:
         addresses = netcheck.host_addresses(host, port)  # the only name lookup of this attempt
     except (OSError, UnicodeError) as exc:
-        return done(error=f"DNS lookup of {host} failed: {exc}")
+        return done(error=f"Name not found: {host} does not resolve to an address.", detail=f"{type(exc).__name__}: {exc}")
     if not addresses:
-        return done(error=f"DNS lookup of {host} returned no address.")
+        return done(error=f"Name not found: {host} does not resolve to an address.")
     if not allow_private:
         private = [a for a in addresses if not netcheck.address_is_public(a)]
         if private:
@@ -109,20 +178,24 @@ def post(*, url: str, body: bytes, headers: dict, timeout: float, allow_private:
             excerpt += chunk
         text = excerpt.decode("utf-8", "replace")
         status = response.status
+        kept = _kept_headers(response.headers)
         if 300 <= status < 400:
             location = response.headers.get("Location", "")
-            return done(status_code=status, excerpt=text, error=f"Redirect refused (Location: {location[:300]}).")
+            return done(
+                status_code=status,
+                excerpt=text,
+                response_headers=kept,
+                error=f"Redirect refused: HTTP {status} from the endpoint (Location: {location[:300]}).",
+            )
         if time.monotonic() - started > timeout:
-            return done(status_code=status, excerpt=text, error=f"Timed out after {timeout:g} s.")
-        return done(status_code=status, excerpt=text)
-    except urllib3.exceptions.NewConnectionError as exc:  # a subclass of ConnectTimeoutError: first
-        return done(error=f"Connection failed: {exc}")
-    except (urllib3.exceptions.TimeoutError, TimeoutError):
-        return done(error=f"Timed out after {timeout:g} s.")
-    except urllib3.exceptions.SSLError as exc:
-        return done(error=f"TLS error: {exc}")
+            return done(status_code=status, excerpt=text, response_headers=kept, error=f"Timed out after {timeout:g} s.")
+        return done(status_code=status, excerpt=text, response_headers=kept)
     except (urllib3.exceptions.HTTPError, OSError) as exc:
-        return done(error=f"Connection failed: {exc}")
+        # Plain words for the developer's log; the exception's own text (addresses, errno) for staff.
+        return done(
+            error=describe_failure(exc, host=host, port=port, timeout=timeout),
+            detail=f"{type(exc).__name__}: {exc}"[:2000],
+        )
     finally:
         if response is not None:
             response.release_conn()

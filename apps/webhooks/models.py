@@ -57,7 +57,14 @@ class Attempt(models.Model):
     remote_address = models.GenericIPAddressField(null=True, blank=True)
     status_code = models.PositiveIntegerField(null=True, blank=True)
     response_excerpt = models.TextField(blank=True, max_length=2000)
+    # The request as sent (its body is the delivery's payload, the same bytes on every attempt) and the
+    # answer's headers, for the developer's delivery log.
+    request_headers = models.JSONField(default=dict, blank=True)
+    response_headers = models.JSONField(default=dict, blank=True)
+    # `error` is in plain words ("Connection refused: …"); `error_detail` is the raw exception text,
+    # shown to staff only (docs/decisions.md: Webhooks, the delivery log).
     error = models.TextField(blank=True)
+    error_detail = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]

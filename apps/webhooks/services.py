@@ -161,7 +161,7 @@ def webhook_deliver(*, delivery_id: int) -> Delivery | None:
         allow_private=settings.ALLOW_PRIVATE_WEBHOOK_URLS,
         excerpt_bytes=rules.RESPONSE_EXCERPT_BYTES,
     )
-    fields = _attempt_record(delivery=delivery, url=url, started_at=now, result=result)
+    fields = _attempt_record(delivery=delivery, url=url, started_at=now, result=result, request_headers=headers)
     if fields is None:
         delivery.refresh_from_db()
     else:
@@ -170,17 +170,26 @@ def webhook_deliver(*, delivery_id: int) -> Delivery | None:
     return delivery
 
 
-def _attempt_record(*, delivery: Delivery, url: str, started_at, result: http.SendResult) -> dict | None:
+def _attempt_record(
+    *, delivery: Delivery, url: str, started_at, result: http.SendResult, request_headers: dict | None = None
+) -> dict | None:
     """Write the attempt and the row's next state; returns the fields written, None if the row moved on."""
     outcome = rules.attempt_outcome(result.status_code)
-    error = result.error or ("" if outcome == rules.Outcome.SUCCEEDED else f"HTTP {result.status_code}")
+    if result.error or outcome == rules.Outcome.SUCCEEDED:
+        error = result.error
+    else:
+        error = http.describe_status(result.status_code or 0)
     now = timezone.now()
     countdown = None
     with transaction.atomic():
         if outcome == rules.Outcome.SUCCEEDED:
             fields = dict(status=Delivery.Status.SUCCEEDED, delivered_at=now, next_attempt_at=None, last_error="")
         elif outcome == rules.Outcome.GONE:
-            fields = dict(status=Delivery.Status.CANCELLED, next_attempt_at=None, last_error="410 Gone: endpoint disabled")
+            fields = dict(
+                status=Delivery.Status.CANCELLED,
+                next_attempt_at=None,
+                last_error="HTTP 410 Gone from the endpoint: deliveries to it are disabled.",
+            )
         else:
             delay = rules.retry_delay(attempt_count=delivery.attempt_count)
             if delay is None:
@@ -203,7 +212,10 @@ def _attempt_record(*, delivery: Delivery, url: str, started_at, result: http.Se
             remote_address=result.address,
             status_code=result.status_code,
             response_excerpt=result.excerpt,
-            error=result.error,
+            request_headers=request_headers or {},
+            response_headers=result.response_headers,
+            error=error,
+            error_detail=result.detail,
         )
         if outcome == rules.Outcome.GONE:
             _endpoint_disable(application_id=delivery.application_id, url=url, reason=f"{url} answered 410 Gone")

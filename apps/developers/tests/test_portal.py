@@ -1,4 +1,5 @@
 """The developer portal pages: /developers/apps/… (spec §5 registration, §6 webhook URL, docs/decisions.md: OAuth)."""
+import hashlib
 import re
 
 import pytest
@@ -359,27 +360,39 @@ def _readonly_tokens(app):
     return list(AccessToken.objects.filter(application=app, user__isnull=True, scope="orders:read"))
 
 
-def test_issuing_the_readonly_token_shows_an_app_token_on_the_edit_page(owner_client, own_app):
+def test_issuing_the_readonly_token_shows_it_once_and_stores_only_its_checksum(owner_client, own_app):
     response = owner_client.post(_detail(own_app) + "readonly-token")
 
     assert response.status_code == 302
     [token] = _readonly_tokens(own_app)
-    assert re.fullmatch(r"[0-9a-f]{32}", token.token)
     assert token.user is None
-    assert token.token in owner_client.get(_detail(own_app)).content.decode()
+    assert token.token == ""  # like the client secret: not re-displayable
+    first = owner_client.get(_detail(own_app)).content.decode()
+    plain = re.search(r'id="readonly-token-value">([0-9a-f]{32})<', first).group(1)
+    assert hashlib.sha256(plain.encode()).hexdigest() == token.token_checksum
+    assert plain not in owner_client.get(_detail(own_app)).content.decode()
+    # …and it works on the API, as the app's read-only token
+    assert bearer_get(plain, "/orders").status_code == 200
 
 
 def test_regenerating_the_readonly_token_deletes_the_old_one(owner_client, own_app):
     owner_client.post(_detail(own_app) + "readonly-token")
     [old] = _readonly_tokens(own_app)
+    old_plain = re.search(r'id="readonly-token-value">([0-9a-f]{32})<', owner_client.get(_detail(own_app)).content.decode()).group(1)
 
     owner_client.post(_detail(own_app) + "readonly-token")
 
     [new] = _readonly_tokens(own_app)
-    assert new.pk != old.pk and new.token != old.token
+    assert new.pk != old.pk and new.token_checksum != old.token_checksum
     assert not AccessToken.objects.filter(pk=old.pk).exists()
     page = owner_client.get(_detail(own_app)).content.decode()
-    assert new.token in page and old.token not in page
+    new_plain = re.search(r'id="readonly-token-value">([0-9a-f]{32})<', page).group(1)
+    assert new_plain != old_plain and old_plain not in page
+    assert bearer_get(old_plain, "/orders").status_code == 401
+
+
+def bearer_get(token: str, path: str):
+    return Client().get(path, HTTP_AUTHORIZATION=f"Bearer {token}")
 
 
 # --- review --------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import hashlib
 import re
 
 import pytest
@@ -85,9 +86,12 @@ def test_update_changes_only_the_given_fields(own_app):
 
 def test_issue_readonly_token_creates_an_app_token_without_user_limited_to_reading_orders(own_app):
     token = services.application_issue_readonly_token(application=own_app)
+    plain = token.token
 
     token.refresh_from_db()
-    assert re.fullmatch(r"[0-9a-f]{32}", token.token)
+    assert re.fullmatch(r"[0-9a-f]{32}", plain)  # returned once, for the page to show
+    assert token.token == ""  # the row keeps only the checksum
+    assert token.token_checksum == hashlib.sha256(plain.encode()).hexdigest()
     assert token.user is None
     assert token.application == own_app
     assert token.scope == "orders:read"

@@ -26,6 +26,8 @@ class ApplicationFactory(factory.django.DjangoModelFactory):
     client_secret = APP_SECRET
     approval_state = "approved"
     user = factory.SubFactory(UserFactory)
+    # Recently used, so a test's API calls do not stamp it (apps.oauth.usage) unless the test says so.
+    last_used_at = factory.LazyFunction(timezone.now)
 
 
 class AccessTokenFactory(factory.django.DjangoModelFactory):
