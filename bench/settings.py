@@ -12,7 +12,10 @@ DEBUG = False
 ROOT_URLCONF = "bench.urls"
 # Persistent connections, as production intends. Django reads these per database, not at the top level.
 DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = False  # noqa: F405  # as production: apps.core.dbbackend recovers
+# The request-path caches run as in production (the test settings turn them off for query counting).
+OAUTH_TOKEN_CACHE_SECONDS = 5
+THING_BODY_CACHE_SECONDS = 600
 # The test settings look static files up on every request; production serves them from a manifest.
 WHITENOISE_AUTOREFRESH = False
 STATIC_ROOT = None  # type: ignore[assignment]  # nothing collected: no static files are served during the benchmark
@@ -31,3 +34,7 @@ LOGGING = {
 # what a search costs when its window is not cached.
 if os.environ.get("BENCH_SEARCH_WINDOW_CACHE") == "0":
     SEARCH_WINDOW_CACHE_SECONDS = 0
+# ... and with the request-path caches off (detail and list measured without them).
+if os.environ.get("BENCH_REQUEST_CACHES") == "0":
+    OAUTH_TOKEN_CACHE_SECONDS = 0
+    THING_BODY_CACHE_SECONDS = 0

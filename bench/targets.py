@@ -39,6 +39,8 @@ DETAIL_IDS = 2000
 LIST_PER_PAGE = 30
 # Environment of the servers whose search window cache is off (bench.settings reads it).
 COLD_ENV = {"BENCH_SEARCH_WINDOW_CACHE": "0"}
+# ... and of the `main_cold` server, whose request-path caches (Thing bodies, tokens) are off too.
+MAIN_COLD_ENV = {**COLD_ENV, "BENCH_REQUEST_CACHES": "0"}
 
 
 @dataclass
@@ -141,6 +143,8 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
         "search": Target("search", "GET /search/{term}/ (100k)", "main", search_paths()),
         "search_drf": Target("search_drf", "DRF baseline: search (100k)", "main", drf_search),
         "search_cold": Target("search_cold", "search, window cache off (100k)", "main_cold", search_paths()),
+        "detail_cold": Target("detail_cold", "detail, caches off", "main_cold", [f"/things/{i}/" for i in ids]),
+        "list_cold": Target("list_cold", f"{LIST_PER_PAGE}-item list, caches off", "main_cold", []),
     }
     if scale:
         targets["search_1m"] = Target("search_1m", "GET /search/{term}/ (1M)", "scale", search_paths())
@@ -177,6 +181,8 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
         answers.append(f"{path.split('?')[0]} {status}")
     else:
         lst.skipped = "no list endpoint answered 30 items (" + ", ".join(answers) + ")"
+    targets["list_cold"].paths, targets["list_cold"].skipped = lst.paths, lst.skipped
+    targets["detail_cold"].skipped = detail.skipped
 
     for key in ("detail_drf", "list_drf", "search", "search_drf"):
         target = targets[key]
@@ -186,6 +192,35 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
             target.skipped = "probe: " + ", ".join(f"{p} {s}" for p, s in bad.items())
     targets["search_cold"].skipped = targets["search"].skipped
     return targets, payload_path
+
+
+def _warm(port: int, target: Target, token: str) -> None:
+    """Read every path of `target` once (4 keep-alive connections): the Thing bodies are then cached,
+    as they are for a Thing read before (the rounds measure that steady state; `detail, caches off`
+    measures the first read)."""
+    if target.skipped:
+        return
+    import threading
+    import time
+
+    started = time.monotonic()
+    paths = list(target.paths)
+
+    def worker(share):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            for path in share:
+                conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+                conn.getresponse().read()
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=worker, args=(paths[n::4],)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    print(f"  warmed {len(paths)} detail paths in {time.monotonic() - started:.1f} s", flush=True)
 
 
 def _body_size(port: int, path: str, token: str) -> tuple[int, int]:
@@ -256,7 +291,7 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
     print(f"== HTTP: {settings['server']}; {settings['tool']}; {concurrency} connections; "
           f"{rounds} rounds of {warmup:g} s warm-up + {duration:g} s per target")
     tokens = {"main": token, "main_cold": token}
-    envs = {"main": {}, "main_cold": dict(COLD_ENV)}
+    envs = {"main": {}, "main_cold": dict(MAIN_COLD_ENV)}
     if scale is not None:
         tokens["scale"] = tokens["scale_cold"] = scale["token"]
         envs["scale"] = {"DATABASE_URL": scale["database_url"]}
@@ -281,6 +316,7 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
                     continue
                 if not target.body_bytes:
                     target.body_bytes = size
+            _warm(servers["main"].port, targets["detail"], tokens["main"])
             for round_no in range(1, rounds + 1):
                 print(f"-- round {round_no}/{rounds}", flush=True)
                 for target in targets.values():

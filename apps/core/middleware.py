@@ -2,9 +2,13 @@
 limit, JSON-P) is the base view apps.core.views.ApiView."""
 import re
 
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import RequestDataTooBig
 from django.http import QueryDict
-from django.urls import Resolver404, is_valid_path, resolve
+from django.middleware.csrf import CsrfViewMiddleware
+from django.urls import Resolver404, resolve
+from django.utils.module_loading import import_string
 from rest_framework.views import APIView
 
 from apps.core.authentication import token_from_request
@@ -75,24 +79,80 @@ class OptionalTrailingSlashMiddleware:
     def __call__(self, request):
         urlconf = getattr(request, "urlconf", None)
         path = request.path_info
-        if not is_valid_path(path, urlconf):
+        match = _match(path, urlconf)
+        if match is None:
             toggled = _toggle_trailing_slash(path)
-            if toggled is None or not is_valid_path(toggled, urlconf):
+            match = _match(toggled, urlconf) if toggled is not None else None
+            if match is None:
                 return not_found(request)
             # A call with a token is an API call: an API path with a bad id (`/groups/AAA/`) must not
             # become a site page (`/groups/<slug>`); it is the API's 404. Browsers send no token.
-            if token_from_request(request) is not None and not _is_api_path(toggled, urlconf):
+            if token_from_request(request) is not None and not _is_api_view(match):
                 return not_found(request)
             request.path_info = toggled
             request.path = request.path.removesuffix(path) + toggled
+        # PageMiddleware reads this: the path is answered by an API view (resolved once, here).
+        request.thingyard_api_view = _is_api_view(match)
         return self.get_response(request)
 
 
-def _is_api_path(path: str, urlconf) -> bool:
+class PageMiddleware:
+    """The middleware only pages need (sessions, CSRF, authentication by session, messages), skipped for
+    an API call that carries a token and no session cookie (issue 17: the API path pays for none of it).
+
+    Such a call is authenticated by its token alone (apps.core.authentication), DRF's views are exempt
+    from Django's CSRF check, and nothing in the API reads a session or messages: running these costs
+    time and changes nothing on the wire. A request with a session cookie (the site's own pages and
+    any API call a browser makes with its session) goes through all of them, as before; so does any
+    path that is not an API view. Replaces, in MIDDLEWARE, the four it runs (in the same order).
+    """
+
+    WRAPPED = (
+        "django.contrib.sessions.middleware.SessionMiddleware",
+        "django.middleware.csrf.CsrfViewMiddleware",
+        "django.contrib.auth.middleware.AuthenticationMiddleware",
+        "django.contrib.messages.middleware.MessageMiddleware",
+    )
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        handler, self.csrf = get_response, None
+        for path in reversed(self.WRAPPED):
+            handler = import_string(path)(handler)
+            if isinstance(handler, CsrfViewMiddleware):
+                self.csrf = handler
+        self.page_response = handler
+
+    def __call__(self, request):
+        if page_middleware_skipped(request):
+            request.user = AnonymousUser()  # until the token's user (DRF sets it on authentication)
+            return self.get_response(request)
+        return self.page_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        # Django calls process_view on the middleware listed in MIDDLEWARE: the wrapped CSRF check's.
+        if self.csrf is None or page_middleware_skipped(request):
+            return None
+        return self.csrf.process_view(request, view_func, view_args, view_kwargs)
+
+
+def page_middleware_skipped(request) -> bool:
+    """An API view called with a token and without a session cookie."""
+    return (
+        getattr(request, "thingyard_api_view", False)
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and token_from_request(request) is not None
+    )
+
+
+def _match(path: str, urlconf):
     try:
-        match = resolve(path, urlconf)
+        return resolve(path, urlconf)
     except Resolver404:
-        return False
+        return None
+
+
+def _is_api_view(match) -> bool:
     view_class = getattr(match.func, "cls", None)
     return isinstance(view_class, type) and issubclass(view_class, APIView)
 

@@ -5,13 +5,16 @@ values that are not numbers are a 400. Costs one COUNT and one SELECT whatever t
 
 The total only places the `last` link, yet counting a list of ~100,000 Things costs more than the rest of
 the request (make bench). So a list's COUNT looks at no more than LARGE_LIST + 1 rows; only a list longer
-than that is counted in full, and that total is cached for COUNT_CACHE_SECONDS (keyed by the query): `last`
-of a very long list may lag by that long.
+than that is counted in full, and that total is cached for COUNT_CACHE_SECONDS (keyed by the query) and
+recounted by one request at a time while the others keep the previous total (count_cached): `last` of a
+very long list may lag by that long, plus one count.
 """
 import hashlib
 import logging
+import time
 
 from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.utils.functional import cached_property
@@ -25,6 +28,9 @@ DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
 LARGE_LIST = 1000
 COUNT_CACHE_SECONDS = 30
+COUNT_KEEP_SECONDS = 600  # a stale total is still answered while one request counts again
+COUNT_LOCK_SECONDS = 60  # a counting request that died frees the lock after this long
+COUNT_WAIT_SECONDS = 2.0
 
 log = logging.getLogger(__name__)
 
@@ -35,23 +41,65 @@ class CountCachingPaginator(Paginator):
         queryset = self.object_list
         if not isinstance(queryset, QuerySet):
             return super().count
+        try:
+            sql, params = queryset.query.sql_with_params()
+        except EmptyResultSet:
+            return 0  # .none(), or a filter that can match nothing
+        key = "list-count:" + hashlib.sha256(f"{sql}|{params!r}".encode()).hexdigest()
+        # A large list's fresh total answers without a statement; only large lists have one cached.
+        fresh = count_fresh(key)
+        if fresh is not None:
+            return fresh
         bounded = queryset[: LARGE_LIST + 1].count()
         if bounded <= LARGE_LIST:
             return bounded
-        sql, params = queryset.query.sql_with_params()
-        key = "list-count:" + hashlib.sha256(f"{sql}|{params!r}".encode()).hexdigest()
-        try:
-            total = cache.get(key)
-        except Exception as exc:  # the cache is an optimisation; a count is always possible without it
-            log.warning("list count cache unavailable: %s", exc)
-            return queryset.count()
-        if total is None:
-            total = queryset.count()
-            try:
-                cache.set(key, total, COUNT_CACHE_SECONDS)
-            except Exception as exc:
-                log.warning("list count cache unavailable: %s", exc)
-        return total
+        return count_cached(key, queryset.count)
+
+
+def count_fresh(key: str) -> int | None:
+    """The cached total of a large list while it is fresh, else None."""
+    try:
+        entry = cache.get(key)
+    except Exception:  # the cache is an optimisation
+        return None
+    if entry is not None and time.time() - entry[1] < COUNT_CACHE_SECONDS:
+        return entry[0]
+    return None
+
+
+def count_cached(key: str, count, *, now=time.monotonic) -> int:
+    """A large list's total, counted by one request at a time (issue 17).
+
+    The total is fresh for COUNT_CACHE_SECONDS and kept COUNT_KEEP_SECONDS. When it is stale, the request
+    that takes the key's lock (cache.add) counts again while every other request keeps answering with
+    the previous total; so a full COUNT (~300 ms at 100k Things) is paid by one request every 30 s, never
+    by all those arriving at that moment. With no total at all (a cold cache), the others wait up to
+    COUNT_WAIT_SECONDS for the counting request, then count themselves. The cache failing open (Redis
+    down: every read misses, every add succeeds) means each request counts, as without a cache."""
+    try:
+        entry = cache.get(key)
+    except Exception as exc:  # the cache is an optimisation; a count is always possible without it
+        log.warning("list count cache unavailable: %s", exc)
+        return count()
+    stamp = time.time()
+    if entry is not None and stamp - entry[1] < COUNT_CACHE_SECONDS:
+        return entry[0]
+    if not cache.add(key + ":lock", 1, COUNT_LOCK_SECONDS):
+        if entry is not None:
+            return entry[0]  # someone is counting: the previous total meanwhile
+        deadline = now() + COUNT_WAIT_SECONDS
+        while now() < deadline:
+            time.sleep(0.05)
+            entry = cache.get(key)
+            if entry is not None:
+                return entry[0]
+        return count()
+    try:
+        total = count()
+        cache.set(key, (total, time.time()), COUNT_KEEP_SECONDS)
+    finally:
+        cache.delete(key + ":lock")
+    return total
 
 
 class LinkHeaderPagination(BasePagination):

@@ -13,7 +13,7 @@ from django.utils import timezone
 from rest_framework.exceptions import AuthenticationFailed
 
 from apps.core.authentication import BearerAuthentication, token_from_request
-from apps.oauth.selectors import access_token_get_active
+from apps.oauth.selectors import access_token_get_active, token_cache_drop
 from apps.oauth.usage import access_token_use_note
 
 log = logging.getLogger(__name__)
@@ -35,24 +35,27 @@ class BearerTokenAuthentication(BearerAuthentication):
         if token.user_id is None:
             # An app's read-only token has no user (docs/decisions.md: OAuth); views opt in with IsAppToken.
             return (None, token)
-        _note_activity(token.user)
+        if _note_activity(token.user):
+            token_cache_drop(raw)  # the cached row holds the user's previous last_active
         return (token.user, token)
 
 
-def _note_activity(user) -> None:
+def _note_activity(user) -> bool:
     """Keep `last_active` (spec §2 User) fresh to 5 minutes without writing on every request.
 
     The loaded value answers most requests for free; when it is stale, cache.add() lets exactly one of
     the user's concurrent requests write, with a single UPDATE that skips save() and its signals.
+    True when it wrote.
     """
     now = timezone.now()
     if user.last_active is not None and now - user.last_active < LAST_ACTIVE_RESOLUTION:
-        return
+        return False
     try:
         first = cache.add(f"last-active:{user.pk}", 1, timeout=int(LAST_ACTIVE_RESOLUTION.total_seconds()))
     except Exception as exc:  # the cache is an optimisation here; never fail a request over it
         log.warning("Cannot gate last_active update in the cache: %s", exc)
-        return
+        return False
     if first:
         get_user_model().objects.filter(pk=user.pk).update(last_active=now)
         user.last_active = now
+    return bool(first)

@@ -24,6 +24,7 @@ from apps.core.moderation import viewer_sees_hidden
 from apps.search.backend import full_text_search_enabled
 from apps.search.models import SearchThing
 from apps.search.window import window_cache_seconds, window_get, window_key, window_set
+from apps.things import bodies, bodycache
 from apps.things.links import thing_public_url
 from apps.things.models import Category, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
@@ -145,12 +146,15 @@ def _thing_search(visible: Q, scope: "_Scope | None", *, term: str, params: Sear
     A term on PostgreSQL reads the search table (_window_sql); without a term, or on the SQLite quick
     start, the Things themselves (ORM). The page's Things are always read with `visible`.
     """
-    rows = thing_short_queryset().filter(visible)
     if term and full_text_search_enabled() and scope is not None:
         category_ids = _category_tree_ids(params.category) if params.category is not None else None
         return ThingResults(
-            ids=lambda: _window_ids(scope, term=term, params=params, category_ids=category_ids), rows=rows
+            ids=lambda: _window_ids(scope, term=term, params=params, category_ids=category_ids),
+            # Built when a page needs rows from the database (a page of cached short forms needs none).
+            rows=lambda: thing_short_queryset().filter(visible),
+            public_scope=scope.cacheable,
         )
+    rows = thing_short_queryset().filter(visible)
     matches = _thing_filter(Thing.objects.filter(visible), params)
     if term:
         matches = _thing_match(matches, term)
@@ -288,10 +292,24 @@ class ThingResults:
     whose Things are loaded a slice at a time (one query per page). The paginator reads count() and one
     slice, so a search costs at most two queries and computes its window once."""
 
-    def __init__(self, *, ids, rows: QuerySet):
+    def __init__(self, *, ids, rows, public_scope: bool = False):
         self._fetch_ids = ids
-        self._rows = rows
+        self._rows_or_builder = rows  # a QuerySet, or a callable building it
         self._ids: list[int] | None = None
+        self._public_scope = public_scope
+        self._cached_shorts = False
+
+    @property
+    def _rows(self) -> QuerySet:
+        if callable(self._rows_or_builder):
+            self._rows_or_builder = self._rows_or_builder()
+        return self._rows_or_builder
+
+    def cached_shorts_enable(self) -> None:
+        """The page as cached short forms (apps.things.bodycache: ThingShortSerializer's dicts, for the
+        API) where current and public; the rest through `rows` (the visibility rule). Only for the
+        public scope, whose page is the same for every caller."""
+        self._cached_shorts = self._public_scope and bodycache.cache_seconds() > 0
 
     def ids(self) -> list[int]:
         if self._ids is None:
@@ -310,6 +328,8 @@ class ThingResults:
         ids = self.ids()[key]
         if not ids:
             return []
+        if self._cached_shorts:
+            return bodies.thing_short_list(ids, rows=lambda: self._rows, public_only=True)
         by_id = {thing.pk: thing for thing in self._rows.filter(pk__in=ids)}
         return [by_id[pk] for pk in ids if pk in by_id]
 

@@ -85,6 +85,8 @@ class SearchView(ApiView):
         registry.search_type_check_params(search_type, data)
         params = selectors.SearchParams.from_data(data)
         queryset = search_type.search(term=_term(term), viewer=request.user, params=params)
+        if search_type.serializer_class is ThingShortSerializer and hasattr(queryset, "cached_shorts_enable"):
+            queryset.cached_shorts_enable()  # the page from cached short forms (apps.things.bodycache)
         prepare = search_type.page_prepare
         return _search_response(
             request, queryset, search_type.serializer_class,

@@ -17,6 +17,11 @@ class ThingsConfig(AppConfig):
         # Account deletion: the user's likes go with their like_count (accounts.release).
         user_release_register("things.likes", services.thing_likes_release_for_user)
 
+        # Cached Thing bodies follow every row they are built from (bodycache).
+        from apps.things.signals import body_cache_signals_connect
+
+        body_cache_signals_connect()
+
         # The profile's "Things" and "Likes" tabs (apps.accounts.profiles).
         from apps.things.pages import profile
 

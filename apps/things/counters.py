@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from django.db.models import F, QuerySet
 
+from apps.things.bodycache import thing_body_changed
 from apps.things.hooks import thing_counters_write
 from apps.things.models import Thing
 
@@ -48,14 +49,19 @@ def thing_count_add(thing_ids: int | Iterable[int], counter: str, delta: int) ->
     A count never goes below 0 (the column's check): a row that would is left as it is."""
     if counter not in COUNTERS:
         raise ValueError(f"not a Thing counter: {counter}")
-    rows = Thing.objects.filter(pk__in=_ids(thing_ids))
+    ids = _ids(thing_ids)
+    rows = Thing.objects.filter(pk__in=ids)
     if delta < 0:
         rows = rows.filter(**{f"{counter}__gte": -delta})
-    return thing_counters_write(rows, **{counter: F(counter) + delta})
+    updated = thing_counters_write(rows, **{counter: F(counter) + delta})
+    thing_body_changed(thing_ids=ids)  # the cached bodies show the counts (bodycache); after the write
+    return updated
 
 
 def thing_count_set(thing_id: int, counter: str, value: int) -> int:
     """Set `counter` to a value counted under the Thing's lock (a re-count after moderation)."""
     if counter not in COUNTERS:
         raise ValueError(f"not a Thing counter: {counter}")
-    return thing_counters_write(Thing.objects.filter(pk=thing_id), **{counter: value})
+    updated = thing_counters_write(Thing.objects.filter(pk=thing_id), **{counter: value})
+    thing_body_changed(thing_ids=[thing_id])
+    return updated

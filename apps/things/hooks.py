@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
+from apps.things.bodycache import thing_body_changed
+
 # --- the index ---------------------------------------------------------------------------------------
 
 
@@ -42,18 +44,24 @@ def thing_index_register(index: ThingIndex) -> None:
 
 def thing_reindex(*, thing_ids: Iterable[int]) -> None:
     """These Things were created or their indexed text changed."""
+    thing_ids = list(thing_ids)
+    thing_body_changed(thing_ids=thing_ids)  # name, description, tags: what the cached body shows
     for index in _INDEX:
         index.index(thing_ids=list(thing_ids))
 
 
 def thing_index_sync(*, thing_ids: Iterable[int]) -> None:
     """These Things' visibility or filter columns changed (publish, hide, license, category …)."""
+    thing_ids = list(thing_ids)
+    thing_body_changed(thing_ids=thing_ids)
     for index in _INDEX:
         index.sync(thing_ids=list(thing_ids))
 
 
 def thing_index_forget(*, thing_ids: Iterable[int]) -> None:
     """These Things were deleted."""
+    thing_ids = list(thing_ids)
+    thing_body_changed(thing_ids=thing_ids)
     for index in _INDEX:
         index.forget(thing_ids=list(thing_ids))
 

@@ -1,4 +1,7 @@
 """Reads of Things: one visibility matrix (spec §4.2 / §7) and list querysets with constant query counts."""
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
@@ -33,10 +36,26 @@ def thing_public_q(viewer=None, *, prefix: str = "") -> Q:
     return Q(**{f"{prefix}is_published": True}) & visible_q(viewer, prefix=prefix)
 
 
+_IDS_ONLY: ContextVar[bool] = ContextVar("things_ids_only", default=False)
+
+
+@contextmanager
+def thing_ids_only():
+    """Lists built inside this block are read for their ids only (apps.things.bodycache serves the
+    rows): they leave out the picture subqueries, which cost building even when never selected."""
+    token = _IDS_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _IDS_ONLY.reset(token)
+
+
 def _with_default_image(qs: QuerySet) -> QuerySet:
     """What links.thing_thumbnail_url / thing_default_image read (the default image, the first file's
     render): correlated subqueries in the Things' own statement, so a page of Things costs no query per
     row. Their source registers them (hooks.thing_images: apps.uploads)."""
+    if _IDS_ONLY.get():
+        return qs
     images = thing_images()
     return qs.annotate(**images.annotations()) if images is not None else qs
 
@@ -57,7 +76,7 @@ def thing_queryset(*, viewer) -> QuerySet:
 # What ThingShortSerializer shows (docs/decisions.md: the shorter Thing of lists), and nothing more: lists
 # skip the per-viewer annotations and the long text columns of the detail view.
 SHORT_THING_FIELDS = (
-    "id", "name", "is_published", "is_wip", "like_count", "added", "creator",
+    "id", "name", "is_published", "is_hidden", "is_wip", "like_count", "added", "creator",
     "creator__username", "creator__first_name", "creator__last_name", "creator__avatar",
 )
 

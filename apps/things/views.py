@@ -13,7 +13,7 @@ from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.api import ok, paginated_response, parse_input, parse_patch
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
-from apps.things import selectors, services
+from apps.things import bodies, selectors, services
 from apps.things.serializers import (
     CategorySerializer,
     FavoriteSerializer,
@@ -56,8 +56,8 @@ class ThingDetailView(ApiView):
         parameters=[THING_PARAM], responses=ThingSerializer, summary="Get a Thing", description=MATRIX
     )
     def get(self, request, thing_id):
-        thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user)
-        return Response(ThingSerializer(thing, context={"request": request}).data)
+        # The cached public body plus the caller's is_liked/is_watched (bodycache), else built as before.
+        return Response(bodies.thing_detail_data(thing_id, viewer=request.user, request=request))
 
     @extend_schema(
         parameters=[THING_PARAM],

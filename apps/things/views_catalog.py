@@ -9,7 +9,8 @@ from rest_framework.response import Response
 from apps.core.views import ApiView
 
 from apps.core.api import paginated_response
-from apps.things import selectors
+from apps.core.pagination import LinkHeaderPagination
+from apps.things import bodies, bodycache, selectors
 from apps.things.serializers import CategorySerializer, TagSerializer, ThingShortSerializer
 
 SLUG_PARAM = OpenApiParameter(
@@ -35,8 +36,16 @@ class CategoryTreeSerializer(CategorySerializer):
         return category.parent.slug if category.parent_id else None  # parent is select_related
 
 
-def _things_response(request, view, queryset) -> Response:
-    return paginated_response(request, queryset, ThingShortSerializer, view=view)
+def _things_response(request, view, things) -> Response:
+    """A page of the Things list `things()` builds. With the body cache: the page's ids by the list's own
+    filter and order (a lean statement: no picture subqueries), then each Thing's cached short form."""
+    if not bodycache.cache_seconds():
+        return paginated_response(request, things(), ThingShortSerializer, view=view)
+    with selectors.thing_ids_only():
+        ids_queryset = things().values_list("pk", flat=True)
+    paginator = LinkHeaderPagination()
+    ids = paginator.paginate_queryset(ids_queryset, request, view=view)
+    return paginator.get_paginated_response(bodies.thing_short_list(ids, request=request))
 
 
 class CategoryListView(ApiView):
@@ -68,7 +77,7 @@ class CategoryThingsView(ApiView):
     def get(self, request, slug):
         category = selectors.category_get(slug, viewer=request.user)
         return _things_response(
-            request, self, selectors.category_list_things(category=category, viewer=request.user)
+            request, self, lambda: selectors.category_list_things(category=category, viewer=request.user)
         )
 
 
@@ -98,13 +107,13 @@ class TagThingsView(ApiView):
     )
     def get(self, request, tag):
         found = selectors.tag_get(tag, viewer=request.user)
-        return _things_response(request, self, selectors.tag_list_things(tag=found, viewer=request.user))
+        return _things_response(request, self, lambda: selectors.tag_list_things(tag=found, viewer=request.user))
 
 
 class NewestThingsView(ApiView):
     @extend_schema(responses=ThingShortSerializer(many=True), summary="List the newest Things")
     def get(self, request):
-        return _things_response(request, self, selectors.thing_list_newest(viewer=request.user))
+        return _things_response(request, self, lambda: selectors.thing_list_newest(viewer=request.user))
 
 
 class PopularThingsView(ApiView):
@@ -115,7 +124,7 @@ class PopularThingsView(ApiView):
         "(weight 20) and downloads (weight 1); ties by newest.",
     )
     def get(self, request):
-        return _things_response(request, self, selectors.thing_list_popular(viewer=request.user))
+        return _things_response(request, self, lambda: selectors.thing_list_popular(viewer=request.user))
 
 
 class FeaturedThingsView(ApiView):
@@ -125,4 +134,4 @@ class FeaturedThingsView(ApiView):
         description="Published Things featured by moderators, the most recently featured first.",
     )
     def get(self, request):
-        return _things_response(request, self, selectors.thing_list_featured(viewer=request.user))
+        return _things_response(request, self, lambda: selectors.thing_list_featured(viewer=request.user))

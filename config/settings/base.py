@@ -56,6 +56,12 @@ EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
 RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)
 RATE_LIMIT_WINDOW_SECONDS = env.int("RATE_LIMIT_WINDOW_SECONDS", default=300)
+# Issue 17: an access token's row is reused this many seconds (dropped at once when the token, its user
+# or its app changes: apps.oauth.signals); 0 looks every token up on every request.
+OAUTH_TOKEN_CACHE_SECONDS = env.int("OAUTH_TOKEN_CACHE_SECONDS", default=5)
+# Issue 17: a Thing's public body and short form kept in the cache, versioned (apps.things.bodycache);
+# this long at most. 0 builds every body per request.
+THING_BODY_CACHE_SECONDS = env.int("THING_BODY_CACHE_SECONDS", default=600)
 UNAPPROVED_APP_USER_LIMIT = env.int("UNAPPROVED_APP_USER_LIMIT", default=10)
 # Webhook and other outbound URLs resolving to private addresses are refused unless this is set.
 ALLOW_PRIVATE_WEBHOOK_URLS = env.bool("ALLOW_PRIVATE_WEBHOOK_URLS", default=False)
@@ -104,13 +110,16 @@ MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "apps.core.middleware.RejectNulMiddleware",
     "apps.core.middleware.OptionalTrailingSlashMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    # Sessions, CSRF, authentication and messages, in that order; skipped for an API call with a token
+    # and no session cookie (issue 17).
+    "apps.core.middleware.PageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# The admin looks for the session, authentication and messages middleware by name; PageMiddleware runs
+# all three for every admin (session-cookie) request, so its checks do not apply.
+SILENCED_SYSTEM_CHECKS = ["admin.E408", "admin.E409", "admin.E410"]
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -133,6 +142,11 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env.db_url_config(DATABASE_URL)} if DATABASE_URL else {}
+# PostgreSQL through Django's backend plus the recovery of a dead persistent connection (apps.core.dbbackend:
+# no `SELECT 1` health check per request, issue 17).
+POSTGRESQL_ENGINE = "apps.core.dbbackend"
+if DATABASES and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -17,7 +17,7 @@ from apps.things.tests.factories import ThingFactory  # noqa: E402
 
 def main() -> None:
     app = ApplicationFactory(name="Fault tests")
-    users = {name: UserFactory(username=f"faults-{name}") for name in ("alice", "bob", "carol", "dave")}
+    users = {name: UserFactory(username=f"faults-{name}") for name in ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")}
     tokens = {name: AccessTokenFactory(user=user, application=app).token for name, user in users.items()}
     thing = ThingFactory(creator=users["alice"], name="Fault tolerant bracket")
     others = ThingFactory.create_batch(4, creator=users["alice"])

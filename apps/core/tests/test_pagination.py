@@ -129,7 +129,7 @@ def test_a_long_list_is_counted_once_then_its_total_is_reused(django_assert_num_
 
     with django_assert_num_queries(2):  # the bounded COUNT, then the full one
         assert CountCachingPaginator(queryset, 30).count == LARGE_LIST + 5
-    with django_assert_num_queries(1):  # the bounded COUNT; the total comes from the cache
+    with django_assert_num_queries(0):  # the fresh total comes from the cache, no COUNT at all
         assert CountCachingPaginator(queryset, 30).count == LARGE_LIST + 5
 
 
@@ -146,3 +146,59 @@ def test_a_short_list_is_counted_exactly_every_time(django_assert_num_queries):
         assert CountCachingPaginator(queryset, 30).count == 3
     User.objects.create(username="few3")
     assert CountCachingPaginator(queryset, 30).count == 4
+
+
+def test_a_stale_count_is_recounted_by_one_request_while_the_others_keep_the_old_total():
+    """issue 17: every 30 s one request counts again; concurrent requests never all miss at once."""
+    import threading
+    import time
+
+    from django.core.cache import cache
+
+    from apps.core.pagination import COUNT_CACHE_SECONDS, count_cached
+
+    key = "list-count:test-single-flight"
+    cache.set(key, (100, time.time() - COUNT_CACHE_SECONDS - 1), 600)  # stale
+    started, release = threading.Event(), threading.Event()
+    counted = []
+
+    def slow_count():
+        counted.append(1)
+        started.set()
+        release.wait(5)
+        return 101
+
+    counter = threading.Thread(target=lambda: counted.append(("first", count_cached(key, slow_count))))
+    counter.start()
+    assert started.wait(5)
+    # While the first request counts, ten others answer at once with the previous total, counting nothing.
+    others = [count_cached(key, lambda: counted.append("extra") or 999) for _ in range(10)]
+    release.set()
+    counter.join(5)
+    assert others == [100] * 10
+    assert counted == [1, ("first", 101)]
+    assert count_cached(key, lambda: 999) == 101  # fresh now
+
+
+def test_with_a_cold_cache_the_others_wait_for_the_counting_request():
+    import threading
+
+    from apps.core.pagination import count_cached
+
+    key = "list-count:test-cold"
+    started, release = threading.Event(), threading.Event()
+    calls = []
+
+    def slow_count():
+        calls.append("count")
+        started.set()
+        release.wait(5)
+        return 7
+
+    counter = threading.Thread(target=lambda: count_cached(key, slow_count))
+    counter.start()
+    assert started.wait(5)
+    threading.Timer(0.2, release.set).start()
+    assert count_cached(key, lambda: calls.append("extra") or 999) == 7
+    counter.join(5)
+    assert calls == ["count"]

@@ -4,6 +4,8 @@ Visibility: a Thing's files and images follow the Thing (apps.things.selectors.t
 401/403/404). Its owner sees every file and image, still processing or failed too; everyone else only
 the live ones (a half-processed upload is not part of the published design yet).
 """
+from functools import cache
+
 from django.db.models import Exists, JSONField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import JSONObject
 
@@ -24,7 +26,16 @@ def _sees_everything(viewer, thing) -> bool:
 
 
 def thing_image_annotations() -> dict:
-    """What every Thing queryset reads its pictures from (registered with apps.things.hooks)."""
+    """What every Thing queryset reads its pictures from (registered with apps.things.hooks).
+
+    Built once per process (issue 17: building these subqueries was a share of every Thing read):
+    annotate() resolves a copy of each expression, never the expression itself, so the same ones serve
+    every queryset."""
+    return dict(_thing_image_annotations())
+
+
+@cache
+def _thing_image_annotations() -> dict:
     return {
         "default_image_row": thing_default_image_row(),
         "first_file_thumbnail_key": thing_first_file_thumbnail_key(),

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Case, F, IntegerField, Value, When
 
 from apps.core.enqueue import task_enqueue_on_commit
+from apps.things.bodycache import thing_body_changed
 from apps.things.counters import thing_count_add, thing_lock
 from apps.uploads import rules, store
 from apps.uploads.flow.services import upload_start
@@ -55,6 +56,7 @@ def upload_image_attach(
     upload.image = Image.objects.create(
         thing_id=thing_id, copy_id=copy_id, name=upload.filename, key=upload.key, size=size
     )
+    thing_body_changed(thing_ids=[thing_id])
     _processing_enqueue("image_process", upload.image.pk)
     return upload.image
 
@@ -129,6 +131,7 @@ def image_update(*, image: Image, rank: int | None = None, featured: bool | None
                 )
         if fields:
             Image.objects.filter(pk=image.pk).update(**fields)
+            thing_body_changed(thing_ids=[image.thing_id])
 
 
 def image_delete(*, image: Image) -> None:
@@ -146,6 +149,7 @@ def image_delete(*, image: Image) -> None:
             )
         deleted, _ = Image.objects.filter(pk=image.pk).delete()
         if deleted:
+            thing_body_changed(thing_ids=[image.thing_id])
             keys = [image.key, *_size_keys(image.sizes)]
             _delete_objects_on_commit([key for key in keys if key not in owned_by_file])
 
@@ -174,3 +178,4 @@ def image_reorder(*, thing, image_ids: list[int]) -> None:
         Image.objects.filter(thing_id=thing.pk, pk__in=ranks).update(
             rank=Case(*[When(pk=pk, then=Value(rank)) for pk, rank in ranks.items()], output_field=IntegerField())
         )
+        thing_body_changed(thing_ids=[thing.pk])

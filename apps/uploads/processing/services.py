@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.things.bodycache import thing_body_changed
 from apps.things.events import thing_event
 from apps.things.models import Thing
 from apps.uploads import links, store
@@ -92,8 +93,15 @@ def file_render_key(key: str) -> str:
     return f"{key}.render.png"
 
 
+def _thing_of(model, pk: int) -> None:
+    """The Thing's cached body shows its files' and images' states (apps.things.bodycache)."""
+    thing_body_changed(thing_ids=model.objects.filter(pk=pk).values_list("thing_id", flat=True))
+
+
 def _file_finish(file_id: int, **fields) -> bool:
     updated = ThingFile.objects.filter(pk=file_id, status=ProcessingStatus.PROCESSING).update(**fields)
+    if updated:
+        _thing_of(ThingFile, file_id)
     return updated == 1
 
 
@@ -185,6 +193,7 @@ def _render_image_save(file: ThingFile, *, key: str, size: int, width: int, heig
             "processing_error": "",
         },
     )
+    thing_body_changed(thing_ids=[file.thing_id])
     return image
 
 
@@ -205,6 +214,8 @@ def _file_fail(file_id: int, reason: str) -> str:
 
 def _image_finish(image_id: int, **fields) -> bool:
     updated = Image.objects.filter(pk=image_id, status=ProcessingStatus.PROCESSING).update(**fields)
+    if updated:
+        _thing_of(Image, image_id)
     return updated == 1
 
 

@@ -1,0 +1,75 @@
+"""apps.core.dbbackend: a persistent connection the server dropped is replaced by the first statement of
+the next request instead of a `SELECT 1` before every request (issue 17)."""
+import psycopg
+import pytest
+from django.db import OperationalError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _server_drops_connection() -> None:
+    """What a PostgreSQL restart does to an open connection, done to this one alone."""
+    pid = connection.connection.info.backend_pid
+    params = connection.get_connection_params()
+    url = f"host={params.get('host') or '127.0.0.1'} port={params.get('port') or 5432} " \
+          f"user={params['user']} dbname={params['dbname']}"
+    with psycopg.connect(url, autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+
+
+def _request_boundary() -> None:
+    """What Django does between two requests with persistent connections (request_started/finished)."""
+    connection.close_at = None  # CONN_MAX_AGE as in production: the connection is kept
+    connection.close_if_unusable_or_obsolete()
+
+
+def _select_one() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        return cursor.fetchone()[0]
+
+
+def test_the_engine_is_the_recovering_backend_without_health_checks():
+    assert connection.settings_dict["ENGINE"] == "apps.core.dbbackend"
+
+
+def test_a_dropped_connection_is_replaced_by_the_next_requests_first_statement():
+    connection.ensure_connection()
+    _request_boundary()
+    assert connection.carried_over
+    old = connection.connection
+    _server_drops_connection()
+    assert _select_one() == 1  # no error reaches the request
+    assert connection.connection is not old
+    assert not connection.carried_over
+    assert not connection.errors_occurred
+
+
+def test_no_select_1_is_sent_before_a_requests_first_statement():
+    connection.ensure_connection()
+    _request_boundary()
+    with CaptureQueriesContext(connection) as queries:
+        _select_one()
+    assert [q["sql"] for q in queries.captured_queries] == ["SELECT 1"]  # the statement itself, once
+
+
+def test_a_connection_lost_in_the_middle_of_a_request_raises():
+    connection.ensure_connection()
+    _request_boundary()
+    _select_one()  # the request's first statement went through: the connection was alive
+    _server_drops_connection()
+    with pytest.raises(OperationalError):
+        _select_one()
+    connection.close()
+
+
+def test_a_connection_lost_inside_a_transaction_raises():
+    connection.ensure_connection()
+    _request_boundary()
+    _server_drops_connection()
+    with pytest.raises(OperationalError):
+        with transaction.atomic():
+            _select_one()
+    connection.close()
+
