@@ -133,8 +133,13 @@ def _pending_upload(*, user, thing, kind: str, filename: str, path: Path, s3):
     from apps.uploads import rules
     from apps.uploads.models import Upload
 
+    from boto3.s3.transfer import TransferConfig
+
     key = rules.object_key(owner_id=user.pk, name=filename)
-    s3.upload_file(str(path), settings.S3_BUCKET, key)
+    # One request, as a browser's signed form POST is: a multipart upload stores a composite checksum,
+    # which moto copies as a whole-object one at finalize's freeze (store.copy), so the worker's download
+    # of the frozen copy would fail botocore's checksum validation (a moto quirk; S3 and MinIO recompute).
+    s3.upload_file(str(path), settings.S3_BUCKET, key, Config=TransferConfig(multipart_threshold=1 << 30))
     return Upload.objects.create(
         owner=user, kind=kind, target_id=thing.pk, filename=filename, key=key,
         content_type=rules.content_type_for(filename), expires_at=timezone.now() + timedelta(hours=1),
