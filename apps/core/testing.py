@@ -206,3 +206,31 @@ def access_check(endpoint: Access, caller: str, obj: Model | None, *, clients: d
         assert_error(response, expected, endpoint.error_type.get(caller))
     assert_unchanged(before, f"{endpoint.key} as {caller}")
     return response
+
+
+class UnreachableBroker:
+    """Points the Celery app at a broker nobody answers (publishing for real, not eager), as when Redis is
+    down, and back: `down()`, `up()`. Tests that need the broker really unreachable use it as a fixture
+    and call `up()` when done."""
+
+    def __init__(self):
+        from celery import current_app
+
+        # The project's app (config/celery.py, loaded with Django, is the current one); core imports
+        # nothing of config.
+        app = current_app._get_current_object()
+        self.app = app
+        self.saved = (app.conf.broker_url, app.conf.task_always_eager)
+
+    def _point(self, url: str, eager: bool) -> None:
+        self.app.conf.broker_url = url
+        self.app.conf.task_always_eager = eager
+        # Pools are cached per app; forget them so the next publish connects to `url`.
+        self.app._pool = None
+        self.app.amqp._producer_pool = None
+
+    def down(self) -> None:
+        self._point("redis://127.0.0.1:1/0", False)  # nothing listens on port 1
+
+    def up(self) -> None:
+        self._point(*self.saved)

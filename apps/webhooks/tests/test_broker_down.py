@@ -9,33 +9,13 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
+from apps.core.testing import UnreachableBroker
 from apps.webhooks import rules, services
-
-
-class Broker:
-    def __init__(self):
-        from config.celery import app
-
-        self.app = app
-        self.saved = (app.conf.broker_url, app.conf.task_always_eager)
-
-    def _point(self, url: str, eager: bool) -> None:
-        self.app.conf.broker_url = url
-        self.app.conf.task_always_eager = eager
-        # Pools are cached per app; forget them so the next publish connects to `url`.
-        self.app._pool = None
-        self.app.amqp._producer_pool = None
-
-    def down(self) -> None:
-        self._point("redis://127.0.0.1:1/0", False)  # nothing listens on port 1
-
-    def up(self) -> None:
-        self._point(*self.saved)
 
 
 @pytest.fixture
 def broker():
-    broker = Broker()
+    broker = UnreachableBroker()
     yield broker
     broker.up()
 
