@@ -120,3 +120,56 @@ def _instances(compiler, plan, rows) -> list:
             setattr(obj, name, row[position])
         found.append(obj)
     return found
+
+
+class CompiledIds:
+    """An ordered list of ids (`build()` → a `values_list("pk", flat=True)` queryset with no per-request
+    value) compiled once; each request slices and counts it with its own LIMIT/OFFSET. `bound()` is what
+    Django's Paginator reads: `count()` (through apps.core.pagination's count cache, under the key the
+    queryset itself would have) and a slice."""
+
+    def __init__(self, build: Callable[[], QuerySet], *, using: str = "default"):
+        self._build = build
+        self._using = using
+        self._sql: tuple[str, tuple] | None = None
+
+    def bound(self) -> "BoundIds":
+        if self._sql is None:
+            sql, params = self._build().query.get_compiler(using=self._using).as_sql()
+            self._sql = (sql, tuple(params))
+        return BoundIds(self._sql[0], self._sql[1], self._using)
+
+
+class BoundIds:
+    def __init__(self, sql: str, params: tuple, using: str):
+        self.sql, self.params, self.using = sql, params, using
+
+    def count(self) -> int:
+        from apps.core.pagination import LARGE_LIST, count_cached, count_fresh, count_key
+
+        key = count_key(self.sql, self.params)
+        fresh = count_fresh(key)
+        if fresh is not None:
+            return fresh
+        bounded = self._scalar(f"SELECT COUNT(*) FROM ({self.sql} LIMIT %s) AS bounded", (*self.params, LARGE_LIST + 1))
+        if bounded <= LARGE_LIST:
+            return bounded
+        return count_cached(key, lambda: self._scalar(f"SELECT COUNT(*) FROM ({self.sql}) AS counted", self.params))
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window):
+        if not isinstance(window, slice) or window.step is not None:
+            raise TypeError("a compiled id list is read a page at a time")
+        start, stop = window.start or 0, window.stop
+        if stop is None:
+            raise TypeError("a compiled id list is read a page at a time")
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(f"{self.sql} LIMIT %s OFFSET %s", (*self.params, max(0, stop - start), start))
+            return [row[0] for row in cursor.fetchall()]
+
+    def _scalar(self, sql: str, params) -> int:
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchone()[0]

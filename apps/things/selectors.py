@@ -6,7 +6,7 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
-from apps.core.compiled import CompiledQuery, StandInViewer
+from apps.core.compiled import CompiledIds, CompiledQuery, StandInViewer
 from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from apps.core.moderation import viewer_sees_hidden, visible_q
 from apps.core.lookups import id_or_404, viewer_id
@@ -150,6 +150,7 @@ def _thing_get_queryset(key, thing_id, uid=None) -> QuerySet:
 
 
 _THING_STATEMENTS: dict[tuple, CompiledQuery] = {}
+_LIST_IDS: dict[str, CompiledIds] = {}
 
 
 def thing_get_any(thing_id, *, viewer) -> Thing:
@@ -262,6 +263,21 @@ def thing_list_newest(*, viewer) -> QuerySet:
     return thing_list_published(viewer=viewer)
 
 
+def thing_list_ids_compiled(name: str) -> CompiledIds | None:
+    """The ids statement of a public list for any viewer who is not staff, compiled once per process
+    (apps.core.compiled): /newest/ and /featured/, whose SQL carries no per-request value. None for
+    another list (/popular/ depends on the time)."""
+    return _LIST_IDS.get(name)
+
+
+def _ids_of(build) -> CompiledIds:
+    def ids() -> QuerySet:
+        with thing_ids_only():
+            return build(viewer=None).values_list("pk", flat=True)
+
+    return CompiledIds(ids)
+
+
 def thing_list_popular(*, viewer, now=None) -> QuerySet:
     """Published Things by recent activity (`popularity`), ties by newest then id."""
     since = (now or timezone.now()) - POPULAR_WINDOW
@@ -285,6 +301,9 @@ def thing_list_featured(*, viewer) -> QuerySet:
         .filter(is_featured=True)
         .order_by(F("featured_at").desc(nulls_last=True), "-id")
     )
+
+
+_LIST_IDS.update(newest=_ids_of(thing_list_newest), featured=_ids_of(thing_list_featured))
 
 
 def thing_get_for_page(thing_id: int, *, viewer) -> Thing:

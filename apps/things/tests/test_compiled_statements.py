@@ -67,3 +67,22 @@ def test_a_builder_that_prefetches_is_run_as_a_queryset_every_time():
     statement = CompiledQuery(lambda pk: Thing.objects.filter(pk=pk).prefetch_related("tags"), slots=1)
     assert [t.pk for t in statement.objects(thing.pk)] == [thing.pk]
     assert statement._compiled is None and statement._unsupported
+
+
+@pytest.mark.parametrize("name", ["newest", "featured"])
+def test_a_compiled_list_pages_and_counts_as_its_queryset(name):
+    from django.utils import timezone
+
+    from apps.core.moderation import moderation_hide
+    from apps.things.models import Thing
+
+    things = [ThingFactory() for _ in range(7)] + [ThingFactory(is_published=False)]
+    Thing.objects.filter(pk__in=[t.pk for t in things[::2]]).update(is_featured=True, featured_at=timezone.now())
+    moderation_hide(obj=things[2], reason="spam", by=None)
+    queryset = {"newest": selectors.thing_list_newest, "featured": selectors.thing_list_featured}[name](
+        viewer=UserFactory()
+    ).values_list("pk", flat=True)
+    bound = selectors.thing_list_ids_compiled(name).bound()
+    assert bound.count() == queryset.count()
+    for start in range(0, 9, 3):
+        assert bound[start:start + 3] == list(queryset[start:start + 3])
