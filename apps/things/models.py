@@ -69,6 +69,16 @@ class Thing(Moderated):
     # Weighted name (A) > tags (B) > description (C); written by services.thing_index_search.
     # Its GIN index is created by migration on PostgreSQL only (the quick start runs on SQLite).
     search_vector = SearchVectorField(null=True, editable=False)
+    # The Thing's pictures (docs/decisions.md "A Thing's pictures as pointers"): its default image and the
+    # first of its live files with a render, what `default_image` and `thumbnail` show. Pointers kept by
+    # apps.uploads' services in the transactions that change images and files (things names the models
+    # by string and never imports that app); every Thing query joins them (hooks.ThingImages).
+    default_image = models.ForeignKey(
+        "uploads.Image", null=True, blank=True, editable=False, on_delete=models.SET_NULL, related_name="+"
+    )
+    thumbnail_file = models.ForeignKey(
+        "uploads.ThingFile", null=True, blank=True, editable=False, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         indexes = [

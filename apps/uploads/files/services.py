@@ -5,6 +5,7 @@ featured flag, downloads. The Thing's file and download counts move through apps
 Store objects are deleted only once the row's deletion committed: a rolled-back delete must not leave
 a row pointing at nothing, and an orphaned object is harmless (and swept by the store's lifecycle).
 """
+import json
 import logging
 
 from django.db import transaction
@@ -12,12 +13,73 @@ from django.db.models import Case, F, IntegerField, Value, When
 
 from apps.core.enqueue import task_enqueue_on_commit
 from apps.things.bodycache import thing_body_changed
-from apps.things.counters import thing_count_add, thing_lock
+from apps.things.counters import thing_count_add, thing_lock, things_lock
+from apps.things.models import Thing
 from apps.uploads import rules, store
+from apps.uploads.files import selectors
 from apps.uploads.flow.services import upload_start
 from apps.uploads.models import Download, Image, ThingFile, Upload
 
 log = logging.getLogger(__name__)
+
+
+# --- a Thing's pictures: its pointers to its default image and first rendered file ---------------------
+
+
+def thing_pictures_refresh(*, thing_ids, locked: bool = False) -> None:
+    """Point these Things at their pictures again (Thing.default_image, Thing.thumbnail_file: docs/decisions.md
+    "A Thing's pictures as pointers"), after a change to their images or files, in the caller's
+    transaction: one UPDATE whose subqueries apply the rules (files.selectors.thing_default_image_id,
+    thing_thumbnail_file_id).
+
+    The Things' rows are locked first (`locked`: the caller holds them already), so the UPDATE, a later
+    statement, sees every change a concurrent transaction committed before it: two changes to one Thing's
+    images never leave a pointer computed without the other. The caller drops the cached bodies
+    (thing_body_changed), as for any change to a Thing's images."""
+    ids = sorted({int(pk) for pk in thing_ids if pk is not None})
+    if not ids:
+        return
+    with transaction.atomic(savepoint=False):
+        if not locked:
+            things_lock(ids, no_key=True)
+        Thing.objects.filter(pk__in=ids).update(
+            default_image=selectors.thing_default_image_id(), thumbnail_file=selectors.thing_thumbnail_file_id()
+        )
+
+
+def thing_pictures_repair(*, batch: int = 1000) -> list[int]:
+    """Re-point every Thing whose pointers disagree with its rows (files.selectors.thing_image_annotations,
+    the rules computed afresh): for a deploy during which code that did not keep them changed images, or
+    a write made outside these services. Walks the Things by id, `batch` at a time, each batch its own
+    transaction; returns the ids it re-pointed."""
+    repaired: list[int] = []
+    last = 0
+    while True:
+        rows = list(
+            Thing.objects.filter(pk__gt=last)
+            .order_by("pk")
+            .annotate(**selectors.thing_image_annotations())
+            .values_list("pk", "default_image_id", "default_image_row", "thumbnail_file__thumbnail_key",
+                         "first_file_thumbnail_key")[:batch]
+        )
+        if not rows:
+            return repaired
+        last = rows[-1][0]
+        stale = [
+            pk for pk, image_id, row, file_key, first_key in rows
+            if _row_id(row) != image_id or (file_key or None) != (first_key or None)
+        ]
+        if stale:
+            with transaction.atomic():
+                thing_pictures_refresh(thing_ids=stale)
+                thing_body_changed(thing_ids=stale)
+            repaired.extend(stale)
+
+
+def _row_id(row) -> int | None:
+    # PostgreSQL hands the JSON row back decoded; SQLite (the quick start) may hand back its text.
+    row = json.loads(row) if isinstance(row, str) else row
+    return row["id"] if row else None
 
 
 # --- what uploads become ------------------------------------------------------------------------------
@@ -99,12 +161,15 @@ def file_delete(*, file: ThingFile) -> None:
     that image's objects (docs/decisions.md: Thing images); the Thing's file_count follows. Side effects:
     deletes the store objects on commit. Deleting it twice is a no-op."""
     with transaction.atomic():
+        # The Thing's row first (the order of every change to its images): its pictures follow below.
+        thing_lock(file.thing_id)
         render = Image.objects.filter(source_file_id=file.pk).values_list("key", "sizes").first()
         deleted, _ = ThingFile.objects.filter(pk=file.pk).delete()  # the render image cascades
         if not deleted:
             return
         # The package's signature covers the live files, so the next package-url rebuilds by itself.
         thing_count_add(file.thing_id, "file_count", -1)
+        thing_pictures_refresh(thing_ids=[file.thing_id], locked=True)
         render_keys = [render[0], *_size_keys(render[1])] if render else []
         _delete_objects_on_commit([file.key, file.thumbnail_key, file.threejs_key, *render_keys])
 
@@ -131,6 +196,7 @@ def image_update(*, image: Image, rank: int | None = None, featured: bool | None
                 )
         if fields:
             Image.objects.filter(pk=image.pk).update(**fields)
+            thing_pictures_refresh(thing_ids=[image.thing_id], locked=True)
             thing_body_changed(thing_ids=[image.thing_id])
 
 
@@ -142,6 +208,8 @@ def image_delete(*, image: Image) -> None:
     keeps its own objects (a render made before renders were images has the file's thumbnail as its
     original)."""
     with transaction.atomic():
+        if image.thing_id is not None:
+            thing_lock(image.thing_id)  # its pictures follow below (a copy's image is apps.makes')
         owned_by_file = set()
         if image.source_file_id is not None:
             owned_by_file = set(
@@ -149,6 +217,7 @@ def image_delete(*, image: Image) -> None:
             )
         deleted, _ = Image.objects.filter(pk=image.pk).delete()
         if deleted:
+            thing_pictures_refresh(thing_ids=[image.thing_id], locked=True)
             thing_body_changed(thing_ids=[image.thing_id])
             keys = [image.key, *_size_keys(image.sizes)]
             _delete_objects_on_commit([key for key in keys if key not in owned_by_file])
@@ -178,4 +247,5 @@ def image_reorder(*, thing, image_ids: list[int]) -> None:
         Image.objects.filter(thing_id=thing.pk, pk__in=ranks).update(
             rank=Case(*[When(pk=pk, then=Value(rank)) for pk, rank in ranks.items()], output_field=IntegerField())
         )
+        thing_pictures_refresh(thing_ids=[thing.pk], locked=True)
         thing_body_changed(thing_ids=[thing.pk])
