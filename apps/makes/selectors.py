@@ -47,9 +47,8 @@ def make_queryset(*, viewer) -> QuerySet:
     and the pictures its pointers name) joined; the make's default image and the caller's `is_liked` as
     correlated subqueries, so a page of makes costs no query per row."""
     uid = viewer_id(viewer)
-    thing_fields = [
-        f"thing__{name}" for name in (*thing_selectors.SHORT_THING_FIELDS, *upload_selectors.THING_PICTURE_FIELDS)
-    ]
+    shown = (*thing_selectors.SHORT_THING_FIELDS, *upload_selectors.THING_PICTURE_FIELDS)
+    thing_fields = [f"thing__{name}" for name in shown]
     thing_pictures = [f"thing__{name}" for name in upload_selectors.THING_PICTURE_RELATED]
     is_liked: Value | Exists
     if uid is None:

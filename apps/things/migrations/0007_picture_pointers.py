@@ -42,7 +42,9 @@ def fill(apps, schema_editor):
     if connection.vendor == "postgresql":
         quote = connection.ops.quote_name
         sql = FILL_SQL.format(
-            image=quote(Image._meta.db_table), file=quote(ThingFile._meta.db_table), thing=quote(Thing._meta.db_table)
+            image=quote(Image._meta.db_table),
+            file=quote(ThingFile._meta.db_table),
+            thing=quote(Thing._meta.db_table),
         )
         with connection.cursor() as cursor:
             cursor.execute(sql)

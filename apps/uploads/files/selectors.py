@@ -4,6 +4,7 @@ Visibility: a Thing's files and images follow the Thing (apps.things.selectors.t
 401/403/404). Its owner sees every file and image, still processing or failed too; everyone else only
 the live ones (a half-processed upload is not part of the published design yet).
 """
+import json
 from functools import cache
 
 from django.db.models import Exists, JSONField, OuterRef, QuerySet, Subquery
@@ -13,6 +14,7 @@ from apps.core.exceptions import NotFound, PermissionDenied
 from apps.core.lookups import id_or_404
 from apps.things import rules as thing_rules
 from apps.things import selectors as thing_selectors
+from apps.things.models import Thing
 from apps.uploads.models import RENDERS_LAST, Download, Image, ProcessingStatus, ThingFile
 
 LIVE = ProcessingStatus.LIVE
@@ -124,6 +126,35 @@ def _thing_image_annotations() -> dict:
         "default_image_row": thing_default_image_row(),
         "first_file_thumbnail_key": thing_first_file_thumbnail_key(),
     }
+
+
+# A Thing's pointers beside what its rows say (thing_image_annotations).
+_POINTERS_AND_RULES = (
+    "pk", "default_image_id", "default_image_row", "thumbnail_file__thumbnail_key", "first_file_thumbnail_key"
+)
+
+
+def thing_pictures_stale(*, after: int, batch: int) -> tuple[list[int], int | None]:
+    """Of the next `batch` Things by id after `after`, those whose pointers disagree with their rows
+    (thing_image_annotations: the rules computed afresh), and the last id read (None: none was left).
+    The thumbnail's file is compared by its render's key, the one thing of it a Thing shows."""
+    rows = list(
+        Thing.objects.filter(pk__gt=after)
+        .order_by("pk")
+        .annotate(**thing_image_annotations())
+        .values_list(*_POINTERS_AND_RULES)[:batch]
+    )
+    stale = [
+        pk for pk, image_id, row, file_key, first_key in rows
+        if _row_id(row) != image_id or (file_key or None) != (first_key or None)
+    ]
+    return stale, (rows[-1][0] if rows else None)
+
+
+def _row_id(row) -> int | None:
+    # PostgreSQL hands the JSON row back decoded; SQLite (the quick start) may hand back its text.
+    row = json.loads(row) if isinstance(row, str) else row
+    return row["id"] if row else None
 
 
 # --- files --------------------------------------------------------------------------------------------

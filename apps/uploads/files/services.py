@@ -5,7 +5,6 @@ featured flag, downloads. The Thing's file and download counts move through apps
 Store objects are deleted only once the row's deletion committed: a rolled-back delete must not leave
 a row pointing at nothing, and an orphaned object is harmless (and swept by the store's lifecycle).
 """
-import json
 import logging
 
 from django.db import transaction
@@ -27,10 +26,10 @@ log = logging.getLogger(__name__)
 
 
 def thing_pictures_refresh(*, thing_ids, locked: bool = False) -> None:
-    """Point these Things at their pictures again (Thing.default_image, Thing.thumbnail_file: docs/decisions.md
-    "A Thing's pictures as pointers"), after a change to their images or files, in the caller's
-    transaction: one UPDATE whose subqueries apply the rules (files.selectors.thing_default_image_id,
-    thing_thumbnail_file_id).
+    """Point these Things at their pictures again (Thing.default_image, Thing.thumbnail_file:
+    docs/decisions.md "A Thing's pictures as pointers") after a change to their images or files, in the
+    caller's transaction: one UPDATE whose subqueries apply the rules (files.selectors:
+    thing_default_image_id, thing_thumbnail_file_id).
 
     The Things' rows are locked first (`locked`: the caller holds them already), so the UPDATE, a later
     statement, sees every change a concurrent transaction committed before it: two changes to one Thing's
@@ -43,43 +42,26 @@ def thing_pictures_refresh(*, thing_ids, locked: bool = False) -> None:
         if not locked:
             things_lock(ids, no_key=True)
         Thing.objects.filter(pk__in=ids).update(
-            default_image=selectors.thing_default_image_id(), thumbnail_file=selectors.thing_thumbnail_file_id()
+            default_image=selectors.thing_default_image_id(),
+            thumbnail_file=selectors.thing_thumbnail_file_id(),
         )
 
 
 def thing_pictures_repair(*, batch: int = 1000) -> list[int]:
-    """Re-point every Thing whose pointers disagree with its rows (files.selectors.thing_image_annotations,
-    the rules computed afresh): for a deploy during which code that did not keep them changed images, or
-    a write made outside these services. Walks the Things by id, `batch` at a time, each batch its own
-    transaction; returns the ids it re-pointed."""
+    """Re-point every Thing whose pointers disagree with its rows (files.selectors.thing_pictures_stale):
+    for a deploy during which code that did not keep them changed images, or a write made outside these
+    services. Walks the Things by id, `batch` at a time, each re-pointing its own transaction; returns
+    the ids it re-pointed."""
     repaired: list[int] = []
-    last = 0
-    while True:
-        rows = list(
-            Thing.objects.filter(pk__gt=last)
-            .order_by("pk")
-            .annotate(**selectors.thing_image_annotations())
-            .values_list("pk", "default_image_id", "default_image_row", "thumbnail_file__thumbnail_key",
-                         "first_file_thumbnail_key")[:batch]
-        )
-        if not rows:
-            return repaired
-        last = rows[-1][0]
-        stale = [
-            pk for pk, image_id, row, file_key, first_key in rows
-            if _row_id(row) != image_id or (file_key or None) != (first_key or None)
-        ]
+    last: int | None = 0
+    while last is not None:
+        stale, last = selectors.thing_pictures_stale(after=last, batch=batch)
         if stale:
             with transaction.atomic():
                 thing_pictures_refresh(thing_ids=stale)
                 thing_body_changed(thing_ids=stale)
             repaired.extend(stale)
-
-
-def _row_id(row) -> int | None:
-    # PostgreSQL hands the JSON row back decoded; SQLite (the quick start) may hand back its text.
-    row = json.loads(row) if isinstance(row, str) else row
-    return row["id"] if row else None
+    return repaired
 
 
 # --- what uploads become ------------------------------------------------------------------------------

@@ -100,7 +100,8 @@ def _thing_lock_of(model, pk: int) -> int | None:
     changes (the order of the image and file services: the Thing first); its id, or None for a copy's
     image or a row gone."""
     of_row = model.objects.filter(pk=pk).values("thing_id")[:1]
-    return Thing.objects.select_for_update(no_key=True).filter(pk=Subquery(of_row)).values_list("pk", flat=True).first()
+    locked = Thing.objects.select_for_update(no_key=True).filter(pk=Subquery(of_row))
+    return locked.values_list("pk", flat=True).first()
 
 
 def _file_finish(file_id: int, **fields) -> bool:
