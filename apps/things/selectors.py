@@ -51,10 +51,10 @@ def thing_ids_only():
 
 
 def _with_pictures(qs: QuerySet, *, only: tuple[str, ...] | None = None) -> QuerySet:
-    """What links.thing_thumbnail_url / thing_default_image read: the rows the Thing's pointers name
-    (Thing.default_image, Thing.thumbnail_file) joined into the Things' own statement, only the columns
-    shown, so a page of Things costs no query per row. Their source registers them (hooks.thing_images:
-    apps.uploads). `only`: the Thing's own columns when the queryset loads only those."""
+    """What links.thing_thumbnail_url / thing_default_image read: the image the Thing's pointer names
+    (Thing.default_image) joined into the Things' own statement, only the columns shown, and the
+    render key the Thing keeps, so a page of Things costs no query per row. Their source registers them
+    (hooks.thing_images: apps.uploads). `only`: the Thing's own columns when the queryset loads only those."""
     images = None if _IDS_ONLY.get() else thing_images()
     if images is None:
         return qs.only(*only) if only is not None else qs

@@ -24,8 +24,8 @@ class UploadsConfig(AppConfig):
         upload_finalizer_register(Upload.Kind.THING_IMAGE, file_services.thing_image_finalize)
         upload_finalizer_register(Upload.Kind.AVATAR, partial(user_image_finalize, "avatar"))
         upload_finalizer_register(Upload.Kind.COVER, partial(user_image_finalize, "cover"))
-        # A Thing's default image and thumbnail (spec §2): the rows its pointers name (kept by
-        # files.services.thing_pictures_refresh), joined into the Thing's own query.
+        # A Thing's default image and thumbnail (spec §2): what its pointers name (kept by
+        # files.services.thing_pictures_refresh), read in the Thing's own query.
         thing_images_register(
             ThingImages(
                 related=file_selectors.THING_PICTURE_RELATED,

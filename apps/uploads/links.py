@@ -3,8 +3,8 @@
 Store objects are never public: every URL of one is a short-lived presigned GET made by store.py.
 Signing is local computation (an HMAC), so building these for a page of 100 rows costs no round trip.
 
-Things' `default_image`/`thumbnail` (through apps.things.hooks) read the image and file the Thing's
-pointers name, joined into its query; makes' thumbnails read `thing_thumbnail_from_row`, which takes the
+Things' `default_image`/`thumbnail` (through apps.things.hooks) read the image the Thing's pointer
+names, joined into its query, and the render key it keeps; makes' thumbnails read `thing_thumbnail_from_row`, which takes the
 JSON row the selectors annotate. Never a query here.
 """
 import json
@@ -182,25 +182,29 @@ def _image_url(sizes, key: str, preference) -> str:
 
 # --- a Thing's pictures, through its pointers (apps.things.hooks.ThingImages) ---------------------------
 
+_NOT_JOINED = object()
 
-def _joined(thing, pointer: str):
+
+def _joined_image(thing):
     # Only what the Thing's query joined (files.selectors.THING_PICTURE_RELATED): never a query here.
-    return thing._state.fields_cache.get(pointer)
+    # _NOT_JOINED: loaded without its pictures (the image, or None when it has none, otherwise).
+    return thing._state.fields_cache.get("default_image", _NOT_JOINED)
 
 
 def _thing_picture_url(thing, preference) -> str | None:
-    image = _joined(thing, "default_image")
+    image = _joined_image(thing)
+    if image is _NOT_JOINED:
+        return None
     if image is not None:
         return _image_url(image.sizes, image.key, preference)
-    file = _joined(thing, "thumbnail_file")
-    if file is not None and file.thumbnail_key:
-        return store_url(file.thumbnail_key)
-    return None
+    # Loaded with the image (files.selectors.THING_PICTURE_FIELDS): never a deferred field's query.
+    key = thing.__dict__.get("file_thumbnail_key")
+    return store_url(key) if key else None
 
 
 def thing_thumbnail_url_from_pointers(thing) -> str | None:
-    """A Thing's thumbnail (thing_thumbnail_from_row's rules) from the default image and rendered file
-    its query joined; None for a Thing loaded without them, or without a picture."""
+    """A Thing's thumbnail (thing_thumbnail_from_row's rules) from the default image its query joined,
+    else its first file's render; None for a Thing loaded without them, or without a picture."""
     return _thing_picture_url(thing, THUMBNAIL_PREFERENCE)
 
 
@@ -213,8 +217,8 @@ def thing_preview_url_from_pointers(thing) -> str | None:
 def thing_default_image_from_pointers(thing) -> dict | None:
     """A Thing's `default_image` (docs/decisions.md) from the image its query joined, or None: the
     shape image_from_row gives the same image."""
-    image = _joined(thing, "default_image")
-    if image is None:
+    image = _joined_image(thing)
+    if image is None or image is _NOT_JOINED:
         return None
     return image_dict(id=image.pk, name=image.name, key=image.key, added=image.added, rank=image.rank,
                       featured=image.featured, sizes=image.sizes)

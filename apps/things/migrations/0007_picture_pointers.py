@@ -1,34 +1,35 @@
 """A Thing's pictures as pointers (docs/decisions.md "A Thing's pictures as pointers", issue 17).
 
-`default_image` and `thumbnail_file` replace the correlated subqueries every Thing statement carried.
-This migration adds them bare (no constraint, no index), fills them in one statement with exactly what
-those subqueries computed (apps.uploads.files.selectors: thing_default_image_row and
-thing_first_file_thumbnail_key), then adds their foreign keys and indexes, so the fill maintains no
-index and queues no constraint check per row and the index is built once over the filled column.
+`default_image` and `file_thumbnail_key` replace the correlated subqueries every Thing statement carried.
+This migration adds them (the foreign key bare: no constraint, no index), fills them in one statement
+with exactly what those subqueries computed (apps.uploads.files.selectors: thing_default_image_row and
+thing_first_file_thumbnail_key), then adds the foreign key and its index, so the fill maintains no index
+and queues no constraint check per row, and the index is built once over the filled column.
 """
 import django.db.models.deletion
 from django.db import migrations, models
 from django.db.models import Case, IntegerField, OuterRef, Subquery, Value, When
+from django.db.models.functions import Coalesce
 
 # PostgreSQL: one pass over each table (DISTINCT ON keeps the first row per Thing in the order below)
-# and one UPDATE of the Things that have a picture. The orders are those of the subqueries:
-# the default image is the featured live image first, then uploaded before renders (RENDERS_LAST),
-# then rank, added, id; the thumbnail's file is the first live file with a render by added, id.
+# and one UPDATE of the Things that have a picture. The orders are those of the subqueries: the default
+# image is the featured live image first, then uploaded before renders (RENDERS_LAST), then rank, added,
+# id; the thumbnail's file is the first live file with a render by added, id.
 FILL_SQL = """
 WITH default_image AS (
     SELECT DISTINCT ON (thing_id) thing_id, id
     FROM {image}
     WHERE thing_id IS NOT NULL AND status = 'live'
     ORDER BY thing_id, featured DESC, CASE WHEN source_file_id IS NULL THEN 0 ELSE 1 END, rank, added, id
-), thumbnail_file AS (
-    SELECT DISTINCT ON (thing_id) thing_id, id
+), file_thumbnail AS (
+    SELECT DISTINCT ON (thing_id) thing_id, thumbnail_key
     FROM {file}
     WHERE status = 'live' AND thumbnail_key <> ''
     ORDER BY thing_id, added, id
 )
 UPDATE {thing} AS t
-SET default_image_id = d.id, thumbnail_file_id = f.id
-FROM default_image AS d FULL JOIN thumbnail_file AS f ON f.thing_id = d.thing_id
+SET default_image_id = d.id, file_thumbnail_key = COALESCE(f.thumbnail_key, '')
+FROM default_image AS d FULL JOIN file_thumbnail AS f ON f.thing_id = d.thing_id
 WHERE t.id = COALESCE(d.thing_id, f.thing_id)
 """
 
@@ -62,9 +63,9 @@ def fill(apps, schema_editor):
         ThingFile.objects.filter(thing_id=OuterRef("pk"), status="live")
         .exclude(thumbnail_key="")
         .order_by("added", "id")
-        .values("id")[:1]
+        .values("thumbnail_key")[:1]
     )
-    Thing.objects.update(default_image=Subquery(image), thumbnail_file=Subquery(file))
+    Thing.objects.update(default_image=Subquery(image), file_thumbnail_key=Coalesce(Subquery(file), Value("")))
 
 
 class Migration(migrations.Migration):
@@ -85,11 +86,8 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name="thing",
-            name="thumbnail_file",
-            field=models.ForeignKey(
-                blank=True, editable=False, null=True, on_delete=django.db.models.deletion.SET_NULL,
-                related_name="+", to="uploads.thingfile", db_constraint=False, db_index=False,
-            ),
+            name="file_thumbnail_key",
+            field=models.CharField(blank=True, default="", editable=False, max_length=512),
         ),
         migrations.RunPython(fill, migrations.RunPython.noop),
         migrations.AlterField(
@@ -98,14 +96,6 @@ class Migration(migrations.Migration):
             field=models.ForeignKey(
                 blank=True, editable=False, null=True, on_delete=django.db.models.deletion.SET_NULL,
                 related_name="+", to="uploads.image",
-            ),
-        ),
-        migrations.AlterField(
-            model_name="thing",
-            name="thumbnail_file",
-            field=models.ForeignKey(
-                blank=True, editable=False, null=True, on_delete=django.db.models.deletion.SET_NULL,
-                related_name="+", to="uploads.thingfile",
             ),
         ),
     ]

@@ -24,30 +24,27 @@ def _sees_everything(viewer, thing) -> bool:
     return thing_rules.thing_is_owner(viewer, thing)
 
 
-# --- A Thing's pictures: the pointers every Thing query joins, and what they must hold ---------------------
-# Thing.default_image and Thing.thumbnail_file (docs/decisions.md "A Thing's pictures as pointers") are
-# kept by files.services.thing_pictures_refresh from the rules below; every Thing queryset joins them
-# (registered with apps.things.hooks) and links reads what was joined.
+# --- A Thing's pictures: what every Thing query reads them from, and what they must be ------------------
+# Thing.default_image and Thing.file_thumbnail_key (docs/decisions.md "A Thing's pictures as pointers")
+# are kept by files.services.thing_pictures_refresh from the rules below; every Thing queryset joins the
+# default image (registered with apps.things.hooks) and links reads what was joined.
 
-# What the Thing's queries load of the rows they point at: what links shows of them, nothing more.
-THING_PICTURE_RELATED = ("default_image", "thumbnail_file")
+# What the Thing's queries load: the pointer, of the image what links shows of it, and the render key.
+THING_PICTURE_RELATED = ("default_image",)
 THING_PICTURE_FIELDS = (
     "default_image", "default_image__name", "default_image__key", "default_image__added",
-    "default_image__rank", "default_image__featured", "default_image__sizes",
-    "thumbnail_file", "thumbnail_file__thumbnail_key",
+    "default_image__rank", "default_image__featured", "default_image__sizes", "file_thumbnail_key",
 )
 
 
 @cache
 def thing_picture_deferred() -> tuple[str, ...]:
-    """The columns of the pointed-at rows a Thing query leaves out (defer(): a query loading every
-    column of the Thing)."""
+    """The image's columns a Thing query leaves out (defer(): a query loading every column of the Thing)."""
     loaded = set(THING_PICTURE_FIELDS)
     return tuple(
-        f"{relation}__{field.name}"
-        for relation, model in (("default_image", Image), ("thumbnail_file", ThingFile))
-        for field in model._meta.concrete_fields
-        if not field.primary_key and f"{relation}__{field.name}" not in loaded
+        f"default_image__{field.name}"
+        for field in Image._meta.concrete_fields
+        if not field.primary_key and f"default_image__{field.name}" not in loaded
     )
 
 
@@ -80,12 +77,6 @@ def thing_default_image_id(outer: str = "pk") -> Subquery:
     return Subquery(_default_images(thing_id=OuterRef(outer)).values("id")[:1])
 
 
-def thing_thumbnail_file_id(outer: str = "pk") -> Subquery:
-    """Correlated subquery: the id of the Thing's first live file with a render, what
-    Thing.thumbnail_file points at (the thumbnail when the Thing has no default image)."""
-    return Subquery(_rendered_files(outer).values("id")[:1])
-
-
 def _default_image_row(**owner):
     row = JSONObject(
         id="id", name="name", key="key", added="added", rank="rank", featured="featured", sizes="sizes"
@@ -106,7 +97,8 @@ def copy_default_image_row(outer: str = "pk"):
 
 
 def thing_first_file_thumbnail_key(outer: str = "pk"):
-    """Correlated subquery: the render of the Thing's first live file that has one (None when none)."""
+    """Correlated subquery: the render of the Thing's first live file that has one (None when none),
+    what Thing.file_thumbnail_key holds ("" for none): the thumbnail when it has no default image."""
     return Subquery(_rendered_files(outer).values("thumbnail_key")[:1])
 
 
@@ -129,15 +121,12 @@ def _thing_image_annotations() -> dict:
 
 
 # A Thing's pointers beside what its rows say (thing_image_annotations).
-_POINTERS_AND_RULES = (
-    "pk", "default_image_id", "default_image_row", "thumbnail_file__thumbnail_key", "first_file_thumbnail_key"
-)
+_POINTERS_AND_RULES = ("pk", "default_image_id", "default_image_row", "file_thumbnail_key", "first_file_thumbnail_key")
 
 
 def thing_pictures_stale(*, after: int, batch: int) -> tuple[list[int], int | None]:
     """Of the next `batch` Things by id after `after`, those whose pointers disagree with their rows
-    (thing_image_annotations: the rules computed afresh), and the last id read (None: none was left).
-    The thumbnail's file is compared by its render's key, the one thing of it a Thing shows."""
+    (thing_image_annotations: the rules computed afresh), and the last id read (None: none was left)."""
     rows = list(
         Thing.objects.filter(pk__gt=after)
         .order_by("pk")
@@ -146,7 +135,7 @@ def thing_pictures_stale(*, after: int, batch: int) -> tuple[list[int], int | No
     )
     stale = [
         pk for pk, image_id, row, file_key, first_key in rows
-        if _row_id(row) != image_id or (file_key or None) != (first_key or None)
+        if _row_id(row) != image_id or file_key != (first_key or "")
     ]
     return stale, (rows[-1][0] if rows else None)
 

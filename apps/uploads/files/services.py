@@ -9,6 +9,7 @@ import logging
 
 from django.db import transaction
 from django.db.models import Case, F, IntegerField, Value, When
+from django.db.models.functions import Coalesce
 
 from apps.core.enqueue import task_enqueue_on_commit
 from apps.things.bodycache import thing_body_changed
@@ -26,10 +27,10 @@ log = logging.getLogger(__name__)
 
 
 def thing_pictures_refresh(*, thing_ids, locked: bool = False) -> None:
-    """Point these Things at their pictures again (Thing.default_image, Thing.thumbnail_file:
+    """Point these Things at their pictures again (Thing.default_image, Thing.file_thumbnail_key:
     docs/decisions.md "A Thing's pictures as pointers") after a change to their images or files, in the
     caller's transaction: one UPDATE whose subqueries apply the rules (files.selectors:
-    thing_default_image_id, thing_thumbnail_file_id).
+    thing_default_image_id, thing_first_file_thumbnail_key).
 
     The Things' rows are locked first (`locked`: the caller holds them already), so the UPDATE, a later
     statement, sees every change a concurrent transaction committed before it: two changes to one Thing's
@@ -43,7 +44,7 @@ def thing_pictures_refresh(*, thing_ids, locked: bool = False) -> None:
             things_lock(ids, no_key=True)
         Thing.objects.filter(pk__in=ids).update(
             default_image=selectors.thing_default_image_id(),
-            thumbnail_file=selectors.thing_thumbnail_file_id(),
+            file_thumbnail_key=Coalesce(selectors.thing_first_file_thumbnail_key(), Value("")),
         )
 
 

@@ -24,7 +24,7 @@ def _key(name: str) -> str:
 
 class _PicturesFollow:
     """A row made directly, as a service would have made it: its Thing's pointers to its pictures
-    (Thing.default_image, Thing.thumbnail_file) follow, as files.services keeps them."""
+    (Thing.default_image, Thing.file_thumbnail_key) follow, as files.services keeps them."""
 
     @classmethod
     def _create(cls, model_class, *args, **kwargs):

@@ -1,5 +1,5 @@
-"""A Thing's pictures as pointers (Thing.default_image, Thing.thumbnail_file; docs/decisions.md "A Thing's
-pictures as pointers", issue 17).
+"""A Thing's pictures as pointers (Thing.default_image, Thing.file_thumbnail_key; docs/decisions.md "A
+Thing's pictures as pointers", issue 17).
 
 Every service that changes a Thing's images or files keeps the pointers, and what the API shows from
 them is exactly what the correlated subqueries computed before (files.selectors.thing_image_annotations,
@@ -103,7 +103,7 @@ def reference(thing_id: int) -> dict:
         "default_image": json.dumps(default_image),
         "thumbnail": thing_thumbnail_from_row(row, key) or placeholder_thumbnail_url(),
         "preview": thing_thumbnail_from_row(row, key, PREVIEW_PREFERENCE) or placeholder_thumbnail_url(),
-        "pointers": (default_image["id"] if default_image else None, key),
+        "pointers": (default_image["id"] if default_image else None, key or ""),
     }
 
 
@@ -115,7 +115,7 @@ def shown(api, thing_id: int) -> dict:
     assert short["thumbnail"] == detail["thumbnail"]
     listed = thing_selectors.thing_short_queryset().get(pk=thing_id)
     assert thing_links.thing_thumbnail_url(listed) == detail["thumbnail"]
-    pointers = Thing.objects.values_list("default_image_id", "thumbnail_file__thumbnail_key").get(pk=thing_id)
+    pointers = Thing.objects.values_list("default_image_id", "file_thumbnail_key").get(pk=thing_id)
     return {
         "default_image": json.dumps(detail["default_image"]),
         "thumbnail": detail["thumbnail"],
@@ -237,6 +237,17 @@ def test_a_file_deleted_takes_its_render_image_from_the_default(api, thing, new_
     assert assert_as_before(api, thing)["id"] == Image.objects.get(source_file=second).pk
 
 
+def test_a_thing_loaded_without_its_pictures_shows_the_placeholder_without_a_query(
+    thing, django_assert_num_queries
+):
+    ImageFactory(thing=thing)
+    ThingFileFactory(thing=thing, thumbnail_key="r.png")
+    plain = Thing.objects.get(pk=thing.pk)  # not through the selectors: no join
+    with django_assert_num_queries(0):
+        assert thing_links.thing_thumbnail_url(plain) == placeholder_thumbnail_url()
+        assert thing_links.thing_default_image(plain) is None
+
+
 # --- what does not touch the Thing's pictures --------------------------------------------------------
 
 
@@ -296,16 +307,16 @@ def _mixed_things() -> list[Thing]:
 
 def _pointers(things) -> tuple[dict, dict]:
     rows = Thing.objects.filter(pk__in=[t.pk for t in things]).values_list(
-        "pk", "default_image_id", "thumbnail_file_id"
+        "pk", "default_image_id", "file_thumbnail_key"
     )
     return {pk: image for pk, image, _ in rows}, {pk: file for pk, _, file in rows}
 
 
 def _expected(things) -> tuple[dict, dict]:
     rows = Thing.objects.filter(pk__in=[t.pk for t in things]).annotate(
-        image=file_selectors.thing_default_image_id(), file=file_selectors.thing_thumbnail_file_id()
+        image=file_selectors.thing_default_image_id(), file=file_selectors.thing_first_file_thumbnail_key()
     )
-    return {t.pk: t.image for t in rows}, {t.pk: t.file for t in rows}
+    return {t.pk: t.image for t in rows}, {t.pk: t.file or "" for t in rows}
 
 
 @pytest.mark.parametrize("vendor", ["postgresql", "other"])
@@ -313,7 +324,7 @@ def test_the_migration_fills_exactly_what_the_subqueries_computed(api, vendor):
     things = _mixed_things()
     expected = _expected(things)
     assert _pointers(things) == expected  # the factories kept them, as the services do
-    Thing.objects.update(default_image=None, thumbnail_file=None)
+    Thing.objects.update(default_image=None, file_thumbnail_key="")
     fill = importlib.import_module("apps.things.migrations.0007_picture_pointers").fill
     on = SimpleNamespace(vendor=vendor, ops=connection.ops, cursor=connection.cursor)
     editor = SimpleNamespace(connection=on)
@@ -331,16 +342,25 @@ def test_repair_re_points_only_the_things_that_disagree_with_their_rows(api):
     expected = _expected(things)
     ranked, legacy = things[3], things[6]
     Thing.objects.filter(pk=ranked.pk).update(default_image=None)
-    Thing.objects.filter(pk=legacy.pk).update(thumbnail_file=None)
+    Thing.objects.filter(pk=legacy.pk).update(file_thumbnail_key="")
     assert sorted(thing_pictures_repair(batch=2)) == sorted([ranked.pk, legacy.pk])
     assert _pointers(things) == expected
     assert thing_pictures_repair() == []
 
 
+def test_an_image_deleted_outside_the_services_leaves_no_dangling_pointer(api):
+    things = _mixed_things()
+    featured = things[4]
+    Image.objects.filter(pk=Thing.objects.get(pk=featured.pk).default_image_id).delete()
+    assert Thing.objects.get(pk=featured.pk).default_image_id is None  # ON DELETE SET NULL
+    assert thing_pictures_repair() == [featured.pk]
+    assert shown(api, featured.pk) == reference(featured.pk)
+
+
 def test_the_repair_command(capsys):
     things = _mixed_things()
     expected = _expected(things)
-    Thing.objects.update(default_image=None, thumbnail_file=None)
+    Thing.objects.update(default_image=None, file_thumbnail_key="")
     call_command("thing_pictures_repair", "--batch-size", "3")
     assert capsys.readouterr().out.strip() == "Re-pointed 4 Things."  # ranked, featured, rendered, legacy
     assert _pointers(things) == expected
