@@ -4,8 +4,8 @@ Store objects are never public: every URL of one is a short-lived presigned GET 
 Signing is local computation (an HMAC), so building these for a page of 100 rows costs no round trip.
 
 Things' `default_image`/`thumbnail` (through apps.things.hooks) read the image the Thing's pointer
-names, joined into its query, and the render key it keeps; makes' thumbnails read `thing_thumbnail_from_row`, which takes the
-JSON row the selectors annotate. Never a query here.
+names, joined into its query, and the render key it keeps; makes' thumbnails read
+`thing_thumbnail_from_row`, which takes the JSON row the selectors annotate. Never a query here.
 """
 import json
 from datetime import UTC, datetime

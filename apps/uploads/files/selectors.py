@@ -121,7 +121,9 @@ def _thing_image_annotations() -> dict:
 
 
 # A Thing's pointers beside what its rows say (thing_image_annotations).
-_POINTERS_AND_RULES = ("pk", "default_image_id", "default_image_row", "file_thumbnail_key", "first_file_thumbnail_key")
+_POINTERS_AND_RULES = (
+    "pk", "default_image_id", "default_image_row", "file_thumbnail_key", "first_file_thumbnail_key"
+)
 
 
 def thing_pictures_stale(*, after: int, batch: int) -> tuple[list[int], int | None]:

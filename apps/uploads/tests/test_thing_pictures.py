@@ -320,13 +320,15 @@ def _expected(things) -> tuple[dict, dict]:
 
 
 @pytest.mark.parametrize("vendor", ["postgresql", "other"])
-def test_the_migration_fills_exactly_what_the_subqueries_computed(api, vendor):
+def test_the_migration_fills_exactly_what_the_subqueries_computed(api, vendor, monkeypatch):
     things = _mixed_things()
     expected = _expected(things)
     assert _pointers(things) == expected  # the factories kept them, as the services do
     Thing.objects.update(default_image=None, file_thumbnail_key="")
-    fill = importlib.import_module("apps.things.migrations.0007_picture_pointers").fill
-    on = SimpleNamespace(vendor=vendor, ops=connection.ops, cursor=connection.cursor)
+    migration = importlib.import_module("apps.things.migrations.0008_picture_pointers_fill")
+    monkeypatch.setattr(migration, "BATCH", 2)  # several batches, some of them without a Thing
+    fill = migration.fill
+    on = SimpleNamespace(vendor=vendor, ops=connection.ops, cursor=connection.cursor, alias=connection.alias)
     editor = SimpleNamespace(connection=on)
     fill(django_apps, editor)
     assert _pointers(things) == expected
