@@ -3,7 +3,7 @@ from django.urls import include, path
 
 from apps.core.dashboard import moderation_dashboard
 from apps.core.views import OpenApiView, SwaggerUiView, swagger_oauth2_redirect
-from apps.core.routing import path_aliases
+from apps.core.routing import path_aliases, segment_indexed
 from config.health import healthz
 
 urlpatterns = [
@@ -30,6 +30,8 @@ urlpatterns = [
 
 # docs/decisions.md (compat): the modern path names of the original API's clients answer as the spec's paths.
 urlpatterns += path_aliases(urlpatterns)
+# Resolution tries only the patterns that can match a path's first segment (apps.core.routing).
+urlpatterns = [segment_indexed(urlpatterns)]
 
 handler400 = "apps.core.views.bad_request"
 handler403 = "apps.core.views.permission_denied"

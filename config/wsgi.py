@@ -1,6 +1,10 @@
 import os
 
-from django.core.wsgi import get_wsgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
-application = get_wsgi_application()
+django.setup(set_prefix=False)
+
+from apps.core.wsgi import ResolvedOnceWSGIHandler  # noqa: E402  (after setup, as get_wsgi_application)
+
+application = ResolvedOnceWSGIHandler()

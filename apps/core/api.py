@@ -122,6 +122,7 @@ def validated(serializer) -> dict:
 def paginated_response(
     request, queryset, serializer_class, *, view=None, context: dict | None = None,
     not_found_when_empty: bool = False, total_and_hits: bool = False, page_prepare=None,
+    page_info: dict | None = None,
 ) -> Response:
     """A page of `queryset` as a JSON array, with the Link header (docs/decisions.md: Pagination).
 
@@ -129,6 +130,7 @@ def paginated_response(
     `total_and_hits`: the page as `{"total": <all matches>, "hits": [...]}` instead of the bare array,
     same paging and Link header (docs/decisions.md: Search shape, the modern form).
     `page_prepare(rows)`: what the page's rows need before serialising (returns the rows).
+    `page_info`: filled with the page's `number` and `num_pages` (a caller keeping the page rendered).
     """
     paginator = LinkHeaderPagination()
     page = paginator.paginate_queryset(queryset, request, view=view)
@@ -139,6 +141,8 @@ def paginated_response(
     data = serializer_class(page, many=True, context={"request": request, **(context or {})}).data
     if total_and_hits:
         data = {"total": paginator.page.paginator.count, "hits": data}
+    if page_info is not None:
+        page_info.update(number=paginator.page.number, num_pages=paginator.page.paginator.num_pages)
     return paginator.get_paginated_response(data)
 
 

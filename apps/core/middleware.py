@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from apps.core.authentication import token_from_request
 from apps.core.views import json_error, not_found
+from apps.core.wsgi import RESOLVED_ATTRIBUTE
 
 NUL_MESSAGE = "The request contains a NUL character, which no text field or path parameter accepts"
 # A JSON `\u0000` escape: preceded by an even number of backslashes (an odd run would escape the
@@ -93,6 +94,8 @@ class OptionalTrailingSlashMiddleware:
             request.path = request.path.removesuffix(path) + toggled
         # PageMiddleware reads this: the path is answered by an API view (resolved once, here).
         request.thingyard_api_view = _is_api_view(match)
+        if urlconf is None:
+            setattr(request, RESOLVED_ATTRIBUTE, (request.path_info, match))  # the handler's (apps.core.wsgi)
         return self.get_response(request)
 
 

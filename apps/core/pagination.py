@@ -118,19 +118,7 @@ class LinkHeaderPagination(BasePagination):
         return Response(data, headers={"Link": self.link_header()})
 
     def link_header(self) -> str:
-        """GitHub style: rel first and last always, prev and next where such a page exists."""
-        page = self.page
-        links = [("first", 1)]
-        if page.has_previous():
-            links.append(("prev", page.previous_page_number()))
-        if page.has_next():
-            links.append(("next", page.next_page_number()))
-        links.append(("last", page.paginator.num_pages))
-        # The request's own absolute URL keeps every other query parameter (filters, per_page, callback).
-        url = self.request.build_absolute_uri()
-        return ", ".join(
-            f'<{replace_query_param(url, self.page_query_param, n)}>; rel="{rel}"' for rel, n in links
-        )
+        return link_header(self.request, self.page.number, self.page.paginator.num_pages)
 
     def get_paginated_response_schema(self, schema):
         return schema  # the body is the bare array; the links travel in the header
@@ -143,6 +131,37 @@ class LinkHeaderPagination(BasePagination):
                 f"Items per page, {DEFAULT_PER_PAGE} by default, at most {MAX_PER_PAGE}.",
             ),
         ]
+
+
+def link_header(request, number: int, num_pages: int) -> str:
+    """GitHub style: rel first and last always, prev and next where such a page exists."""
+    links = [("first", 1)]
+    if number > 1:
+        links.append(("prev", number - 1))
+    if number < num_pages:
+        links.append(("next", number + 1))
+    links.append(("last", num_pages))
+    # The request's own absolute URL keeps every other query parameter (filters, per_page, callback).
+    url = request.build_absolute_uri()
+    param = LinkHeaderPagination.page_query_param
+    return ", ".join(f'<{replace_query_param(url, param, n)}>; rel="{rel}"' for rel, n in links)
+
+
+def page_params(query) -> tuple[int, int] | None:
+    """(page number as asked, from 1; per_page clamped) from a request's query parameters, as
+    LinkHeaderPagination reads them; None when one is not a number (the paginator answers 400)."""
+    values = []
+    for name, default in ((LinkHeaderPagination.page_query_param, 1),
+                          (LinkHeaderPagination.per_page_query_param, DEFAULT_PER_PAGE)):
+        raw = query.get(name)
+        if raw is None or raw.strip() == "":
+            values.append(default)
+            continue
+        try:
+            values.append(int(raw))
+        except ValueError:
+            return None
+    return max(1, values[0]), _clamp(values[1], 1, MAX_PER_PAGE)
 
 
 def pagination_params_validate(request) -> None:

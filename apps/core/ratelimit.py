@@ -44,14 +44,18 @@ def rate_limit_key(*, application_id, user_id) -> str:
     return f"ratelimit:{application_id or 'none'}:{user_id or 'app'}"
 
 
+def rate_limit_window(key: str, *, now: float | None = None) -> tuple[str, int]:
+    """(the counter's key in the current window, the epoch second the window ends)."""
+    window = settings.RATE_LIMIT_WINDOW_SECONDS
+    window_start = int(time.time() if now is None else now) // window * window
+    return f"{key}:{window_start}", window_start + window
+
+
 def rate_limit_hit(key: str, *, now: float | None = None) -> RateLimitState:
     """Count one request against `key` in the current window and say whether it is within the limit."""
     limit = settings.RATE_LIMIT_REQUESTS
     window = settings.RATE_LIMIT_WINDOW_SECONDS
-    now = time.time() if now is None else now
-    window_start = int(now) // window * window
-    reset = window_start + window
-    window_key = f"{key}:{window_start}"
+    window_key, reset = rate_limit_window(key, now=now)
     try:
         count = _incr_redis(window_key, reset) if settings.REDIS_URL else _incr_cache(window_key, window)
     except redis.RedisError as exc:

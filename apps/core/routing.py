@@ -61,3 +61,110 @@ def path_aliases(urlpatterns, aliases: dict[str, str] = PATH_ALIASES) -> list:
                 name = f"{entry.name}-alias" if entry.name else None
                 extra.append(path(alias + route[len(prefix):], entry.callback, name=name))
     return extra
+
+
+class SegmentIndexedResolver:
+    """Marker base; see `segment_indexed`."""
+
+
+def segment_indexed(urlpatterns: list):
+    """The URLconf's patterns behind one resolver that tries only those that can match a path's first
+    segment (issue 17).
+
+    Django resolves a path by trying every pattern in order; with every app mounted at the root
+    (`path("", include(...))`) that is about fifty patterns and includes before `things/<id>/` is found,
+    twice per request (the trailing-slash middleware, then the handler): more CPU than the rest of a cached
+    API read. A pattern whose route starts with a literal segment (`things/…`, `search/…`, `admin/`) can
+    only match a path that starts with that segment, so each path is tried against those patterns and
+    the ones that start with a converter or a regex (or, like `thing:<id>`, with a literal prefix the
+    segment starts with), in their original order: the first match is the
+    one Django would have found, and reverse() is untouched (the resolver is an include at the root).
+    """
+    import copy
+
+    from django.urls import URLResolver
+    from django.urls.resolvers import RoutePattern
+
+    class _Resolver(URLResolver, SegmentIndexedResolver):
+        def __init__(self, patterns):
+            super().__init__(RoutePattern(""), patterns)
+            self._by_segment: dict[str | None, URLResolver] | None = None
+
+        def _index(self) -> dict[str | None, URLResolver]:
+            entries = [(entry, _first_segments(entry)) for entry in _flattened(self.url_patterns)]
+            exact = {text for _, heads in entries for kind, text in heads or () if kind == "exact"}
+            index: dict[str | None, URLResolver] = {}
+            for segment in [*exact, None]:
+                clone = copy.copy(self)
+                clone.__dict__["url_patterns"] = [entry for entry, heads in entries if _may_match(heads, segment)]
+                index[segment] = clone
+            return index
+
+        def resolve(self, path):
+            if self._by_segment is None:
+                self._by_segment = self._index()  # a race builds it twice, identically
+            path = str(path)
+            clone = self._by_segment.get(path.split("/", 1)[0]) or self._by_segment[None]
+            return URLResolver.resolve(clone, path)
+
+    return _Resolver(urlpatterns)
+
+
+def _flattened(patterns) -> list:
+    """The patterns with every plain include at the root (`path("", include(...))`: no namespace, no
+    extra kwargs) replaced by its own patterns, recursively: it resolves a path exactly as the include
+    would (an empty prefix adds nothing to the route, the match's arguments or its names)."""
+    from django.urls import URLResolver
+    from django.urls.resolvers import RoutePattern
+
+    flat = []
+    for entry in patterns:
+        if (
+            isinstance(entry, URLResolver)
+            and isinstance(entry.pattern, RoutePattern)
+            and str(entry.pattern) == ""
+            and entry.namespace is None
+            and entry.app_name is None
+            and not entry.default_kwargs
+        ):
+            flat += _flattened(entry.url_patterns)
+        else:
+            flat.append(entry)
+    return flat
+
+
+def _first_segments(entry) -> list[tuple[str, str]] | None:
+    """What first path segments `entry` can match: ("exact", segment) or ("prefix", the literal text
+    before its first converter) items; None when it can match any."""
+    from django.urls import URLResolver
+    from django.urls.resolvers import RoutePattern
+
+    if not isinstance(entry.pattern, RoutePattern):
+        return None
+    route = str(entry.pattern)
+    if isinstance(entry, URLResolver) and route == "":
+        heads: list[tuple[str, str]] = []
+        for child in entry.url_patterns:
+            child_heads = _first_segments(child)
+            if child_heads is None:
+                return None
+            heads += child_heads
+        return heads
+    head = route.split("/", 1)[0]
+    if "<" not in head:
+        return [("exact", head)]
+    prefix = head.split("<", 1)[0]
+    return [("prefix", prefix)] if prefix else None
+
+
+def _may_match(heads, segment: str | None) -> bool:
+    """Whether a pattern with these first-segment `heads` may match a path whose first segment is
+    `segment` (None: any segment that no pattern names exactly)."""
+    if heads is None:
+        return True
+    for kind, text in heads:
+        if kind == "prefix" and (segment is None or segment.startswith(text)):
+            return True
+        if kind == "exact" and segment == text:
+            return True
+    return False

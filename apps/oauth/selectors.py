@@ -1,5 +1,7 @@
 """Reads of the OAuth provider."""
 import hashlib
+from datetime import datetime
+from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -22,6 +24,27 @@ def _token_cache_seconds() -> int:
 
 def token_cache_key(checksum: str) -> str:
     return f"oauth-token:{checksum}"
+
+
+# checksum → (user id, application id) of tokens this process has seen (apps.oauth.fastpath derives its
+# keys from it before the token's row is read). A token never changes owner, so an entry is never wrong,
+# only possibly about a token since revoked, which the cached row's absence then tells.
+_TOKEN_OWNERS: dict[str, tuple[int | None, int | None]] = {}
+_TOKEN_OWNERS_MAX = 50_000
+
+
+def token_owner_memo(checksum: str) -> tuple[int | None, int | None] | None:
+    return _TOKEN_OWNERS.get(checksum)
+
+
+def _token_owner_note(checksum: str, user_id, application_id) -> None:
+    if len(_TOKEN_OWNERS) >= _TOKEN_OWNERS_MAX:
+        _TOKEN_OWNERS.clear()  # bounded: a process that saw that many tokens starts over
+    _TOKEN_OWNERS[checksum] = (user_id, application_id)
+
+
+def token_checksum(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def token_cache_drop(token: str) -> None:
@@ -106,11 +129,29 @@ def access_token_get_active(*, token: str):
         if seconds:
             cache.set(key, tuple(row), timeout=seconds)
     access_token = _ACTIVE_TOKEN_SQL.build(row)
+    if seconds:
+        _token_owner_note(checksum, access_token.user_id, access_token.application_id)
     if access_token.expires <= timezone.now():
         return None
     if access_token.user_id is not None and not access_token.user.is_active:
         return None
     return access_token
+
+
+class TokenBrief(NamedTuple):
+    user_id: int | None
+    application_id: int | None
+    expires: datetime
+    user_is_active: bool | None
+    user_is_staff: bool | None
+    user_last_active: datetime | None
+    application_last_used_at: datetime | None
+    authorization_id: int | None
+    authorization_last_used_at: datetime | None
+
+
+def access_token_row_brief(row) -> TokenBrief:
+    return _ACTIVE_TOKEN_SQL.brief(row)
 
 
 class _TokenJoin:
@@ -195,6 +236,33 @@ class _TokenJoin:
         access_token.thingyard_authorization = authorization
         return access_token
 
+
+    @cached_property
+    def _brief_indexes(self) -> tuple[int, ...]:
+        """Positions in the row of what apps.oauth.fastpath checks without building models."""
+        token_fields, user_fields, app_fields, auth_fields = self._fields
+        offsets = [0]
+        for fields in self._fields:
+            offsets.append(offsets[-1] + len(fields))
+
+        def at(part: int, fields, attname: str) -> int:
+            return offsets[part] + [f.attname for f in fields].index(attname)
+
+        return (
+            at(0, token_fields, "user_id"),
+            at(0, token_fields, "application_id"),
+            at(0, token_fields, "expires"),
+            at(1, user_fields, "is_active"),
+            at(1, user_fields, "is_staff"),
+            at(1, user_fields, "last_active"),
+            at(2, app_fields, "last_used_at"),
+            at(3, auth_fields, "id"),
+            at(3, auth_fields, "last_used_at"),
+        )
+
+    def brief(self, row) -> TokenBrief:
+        """The few values of a cached row that say whether it authenticates a request as it stands."""
+        return TokenBrief(*(self._convert(index, row[index]) for index in self._brief_indexes))
 
     def _convert(self, index: int, value):
         converters, col = self._converters[index]

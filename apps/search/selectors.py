@@ -298,6 +298,7 @@ class ThingResults:
         self._ids: list[int] | None = None
         self._public_scope = public_scope
         self._cached_shorts = False
+        self.versions: dict = {}  # id → the version of the cached short form served (bodycache)
 
     @property
     def _rows(self) -> QuerySet:
@@ -329,7 +330,7 @@ class ThingResults:
         if not ids:
             return []
         if self._cached_shorts:
-            return bodies.thing_short_list(ids, rows=lambda: self._rows, public_only=True)
+            return bodies.thing_short_list(ids, rows=lambda: self._rows, public_only=True, versions=self.versions)
         by_id = {thing.pk: thing for thing in self._rows.filter(pk__in=ids)}
         return [by_id[pk] for pk in ids if pk in by_id]
 

@@ -10,7 +10,11 @@ from apps.accounts.selectors import user_get_by_name
 from apps.core.exceptions import NotFound, ValidationFailed
 from apps.core.api import paginated_response, validated
 from apps.core.schema import error
-from apps.search import registry, selectors
+from apps.core.moderation import viewer_sees_hidden
+from apps.core.pagination import link_header
+from apps.core.views import Rendered
+from apps.oauth.fastpath import cached_get_view
+from apps.search import keptpages, registry, selectors
 from apps.search.serializers import (
     AutocompleteItemSerializer,
     AutocompleteQueryInput,
@@ -43,14 +47,14 @@ def _parse_query(serializer_class, request) -> dict:
     return validated(serializer_class(data=data))
 
 
-def _search_response(request, queryset, serializer_class, *, page_prepare=None) -> Response:
+def _search_response(request, queryset, serializer_class, *, page_prepare=None, page_info=None) -> Response:
     """A page of results, 404 when nothing matches (spec §7). The spec's bare array, or the modern
     `{"total", "hits"}` when the request names a `type` (docs/decisions.md: Search shape): modern clients
     send `type` and read that object, older ones never send it."""
     context = {"viewer": request.user, "application": getattr(request.auth, "application", None)}
     return paginated_response(
         request, queryset, serializer_class, context=context, not_found_when_empty=True,
-        total_and_hits=_names_type(request), page_prepare=page_prepare,
+        total_and_hits=_names_type(request), page_prepare=page_prepare, page_info=page_info,
     )
 
 
@@ -84,14 +88,21 @@ class SearchView(ApiView):
         search_type = registry.search_type_get(data.get("type"))
         registry.search_type_check_params(search_type, data)
         params = selectors.SearchParams.from_data(data)
+        keep = keptpages.search_page_keys(request, term) if not viewer_sees_hidden(request.user) else None
+        generation = keptpages.search_generation() if keep else None  # read before the window
         queryset = search_type.search(term=_term(term), viewer=request.user, params=params)
         if search_type.serializer_class is ThingShortSerializer and hasattr(queryset, "cached_shorts_enable"):
             queryset.cached_shorts_enable()  # the page from cached short forms (apps.things.bodycache)
         prepare = search_type.page_prepare
-        return _search_response(
+        page_info: dict = {}
+        response = _search_response(
             request, queryset, search_type.serializer_class,
             page_prepare=(lambda rows: prepare(rows, viewer=request.user)) if prepare else None,
+            page_info=page_info,
         )
+        if keep and generation is not None:
+            keptpages.search_page_keep(keep[1], generation, queryset, response.data, page_info)
+        return response
 
 
 class SearchLibraryView(ApiView):
@@ -178,3 +189,23 @@ def _thing_params(request) -> selectors.SearchParams:
         raise ValidationFailed(f"type: {message}", errors={"type": [message]})
     registry.search_type_check_params(registry.search_type_get(registry.DEFAULT_TYPE), data)
     return selectors.SearchParams.from_data(data)
+
+
+def _kept_search_page(request, ready, term=None):
+    if ready.is_staff or len(ready.values) != 2:
+        return None  # staff see hidden Things; a page not kept
+    found = keptpages.search_page_cached(ready.values)
+    if found is None:
+        return None
+    body, number, num_pages = found
+    return Rendered(body, {"Link": link_header(request, number, num_pages)})
+
+
+# GET /search/{term}/ of a page kept rendered (apps.search.keptpages): one Redis round trip and one version
+# check, without DRF's dispatch (apps.oauth.fastpath); anything else is SearchView's.
+search_term = cached_get_view(
+    SearchView,
+    keys=lambda request, user_id, term=None: keptpages.search_page_keys(request, term) or [],
+    answer=_kept_search_page,
+    params=("page", "per_page"),
+)

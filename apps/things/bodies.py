@@ -1,16 +1,23 @@
 """Reads through the cached Thing bodies (apps.things.bodycache explains the cache): the detail body with
 the viewer's own fields, and the short forms of a page of Things."""
-from django.core.cache import cache
+import time
 
-from apps.core.lookups import id_or_404
+from django.core.cache import cache
+from rest_framework.renderers import JSONRenderer
+
+from apps.core.lookups import id_or_404, viewer_id
+from apps.core.pagination import page_params
 from apps.things import selectors
 from apps.things.bodycache import (
     BODY_PREFIX,
+    LISTS_VERSION_KEY,
+    PAGE_PREFIX,
     SHORT_PREFIX,
     VERSION_PREFIX,
-    version_for,
     cache_seconds,
-    viewer_flags,
+    flags_key,
+    version_for,
+    user_flags,
 )
 from apps.things.serializers import ThingSerializer, ThingShortSerializer
 
@@ -26,9 +33,7 @@ def thing_detail_data(thing_id, *, viewer, request) -> dict:
     found = cache.get_many([version_key, body_key])
     version, entry = found.get(version_key), found.get(body_key)
     if version is not None and entry is not None and entry[0] == version:
-        data = dict(entry[1])
-        data["is_liked"], data["is_watched"] = viewer_flags(tid, viewer)
-        return data
+        return _with_flags(entry[1], tid, version, viewer_id(viewer), None)
     thing = selectors.thing_get_for_viewer(tid, viewer=viewer)
     data = ThingSerializer(thing, context={"request": request}).data
     if thing.is_published and not thing.is_hidden:
@@ -39,7 +44,33 @@ def thing_detail_data(thing_id, *, viewer, request) -> dict:
     return data
 
 
-def thing_short_list(ids: list[int], *, request=None, rows=None, public_only: bool = False) -> list[dict]:
+def thing_detail_cached(thing_id: int, *, user_id: int, values: list) -> dict | None:
+    """The detail body from `values` (bodycache.detail_keys' values, read by apps.oauth.fastpath), or None
+    when the body is not cached under the current version (the view then builds it)."""
+    version, entry, flags = values
+    if version is None or entry is None or entry[0] != version:
+        return None
+    return _with_flags(entry[1], thing_id, version, user_id, flags)
+
+
+def _with_flags(public: dict, thing_id: int, version, user_id: int | None, flags) -> dict:
+    """The public body with the viewer's is_liked/is_watched: from their cached entry when it carries
+    the Thing's current version, else one statement (then kept for the next read)."""
+    data = dict(public)
+    if user_id is None:
+        return data  # the public body says False for both
+    if flags is not None and flags[0] == version:
+        data["is_liked"], data["is_watched"] = flags[1], flags[2]
+        return data
+    liked, watched = user_flags(thing_id, user_id)
+    cache.set(flags_key(thing_id, user_id), (version, liked, watched), timeout=cache_seconds())
+    data["is_liked"], data["is_watched"] = liked, watched
+    return data
+
+
+def thing_short_list(
+    ids: list[int], *, request=None, rows=None, public_only: bool = False, versions: dict | None = None
+) -> list[dict]:
     """The short forms (ThingShortSerializer) of these Things, in this order: cached ones from the
     cache, the others in one statement of `rows` (default: every Thing's short queryset).
 
@@ -58,6 +89,8 @@ def thing_short_list(ids: list[int], *, request=None, rows=None, public_only: bo
         version, entry = found.get(vkey), found.get(skey)
         if version is not None and entry is not None and entry[0] == version and (entry[2] or not public_only):
             shorts[tid] = entry[1]
+            if versions is not None:
+                versions[tid] = version
         else:
             missing.append(tid)
     if missing:
@@ -77,6 +110,86 @@ def thing_short_list(ids: list[int], *, request=None, rows=None, public_only: bo
             version = version_for(vkey, found.get(vkey))
             if version is not None:
                 store[SHORT_PREFIX + str(tid)] = (version, data, public[tid])
+                if versions is not None:
+                    versions[tid] = version
         if store:
             cache.set_many(store, timeout=cache_seconds())
     return [shorts[tid] for tid in ids if tid in shorts]
+
+
+# --- list pages --------------------------------------------------------------------------------------
+#
+# A page of /newest/, /popular/ or /featured/ for a viewer who is not staff is the same for everyone: it
+# is kept rendered, as (lists version, built at, [(id, version)], body, page number, pages). It is
+# answered again only while the lists version (bodycache.LISTS_VERSION_KEY: any change of a Thing but its
+# counters drops it) and every Thing's version on it are unchanged, and, for /popular/ whose order
+# follows counters and time, for at most POPULAR_PAGE_SECONDS. The total behind `last` is the one the
+# page was built with (the count cache's own lag, apps.core.pagination).
+
+POPULAR_PAGE_SECONDS = 60
+LIST_PAGES = {"newest": None, "featured": None, "popular": POPULAR_PAGE_SECONDS}  # name → max age (s)
+MAX_CACHED_PAGE = 100  # deeper pages are read the usual way (they are rarely asked for twice)
+
+
+def list_page_key(name: str, number: int, per_page: int) -> str:
+    return f"{PAGE_PREFIX}{name}:{per_page}:{number}"
+
+
+def list_page_keys(name: str, query) -> list[str] | None:
+    """The keys a cached read of this list page needs (lists version, page), or None when it is not kept."""
+    params = page_params(query)
+    if params is None or params[0] > MAX_CACHED_PAGE or not cache_seconds():
+        return None
+    return [LISTS_VERSION_KEY, list_page_key(name, *params)]
+
+
+def list_page_cached(name: str, values: list) -> tuple[bytes, int, int] | None:
+    """(body, page number, pages) of a kept page still current (its Things' versions read now), or None."""
+    lists_version, entry = values
+    if lists_version is None:
+        return None
+    return page_entry_current(entry, lists_version=lists_version, max_age=LIST_PAGES[name])
+
+
+def page_entry_current(entry, *, lists_version=None, max_age: float | None) -> tuple[bytes, int, int] | None:
+    """(body, page number, pages) of a kept page (`page_entry`) if it still stands: built under this
+    lists version (None: not versioned), at most `max_age` seconds ago (None: no bound), and every Thing
+    on it still at the version it was rendered at (one read of their versions)."""
+    if entry is None or entry[0] != lists_version:
+        return None
+    if max_age is not None and time.time() - entry[1] > max_age:
+        return None
+    pairs = entry[2]
+    if pairs:
+        found = cache.get_many([VERSION_PREFIX + str(tid) for tid, _ in pairs])
+        if any(found.get(VERSION_PREFIX + str(tid)) != version for tid, version in pairs):
+            return None
+    return entry[3], entry[4], entry[5]
+
+
+def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_version=None):
+    """A rendered page to keep (None when a Thing on it has no known version: it cannot be checked)."""
+    if any(tid not in versions for tid in ids):
+        return None
+    return (lists_version, time.time(), [(tid, versions[tid]) for tid in ids], _RENDERER.render(data),
+            number, num_pages)
+
+
+def list_page_read(name: str, request, ids_page) -> tuple[list[dict], int, int]:
+    """(short forms, page number, pages) of the list `name` for this request, kept for the next reader
+    when it may be. `ids_page()` reads the page the usual way: (ids, page number, pages)."""
+    params = page_params(request.GET)
+    lists_version = None
+    if params is not None and params[0] <= MAX_CACHED_PAGE:
+        lists_version = version_for(LISTS_VERSION_KEY, cache.get(LISTS_VERSION_KEY))  # before reading
+    ids, number, num_pages = ids_page()
+    versions: dict = {}
+    shorts = thing_short_list(ids, request=request, versions=versions)
+    if lists_version is not None and len(ids) == len(shorts):
+        entry = page_entry(ids, versions, shorts, number, num_pages, lists_version=lists_version)
+        if entry is not None:
+            cache.set(list_page_key(name, *params), entry, timeout=cache_seconds())  # type: ignore[misc]
+    return shorts, number, num_pages
+
+
+_RENDERER = JSONRenderer()

@@ -12,6 +12,9 @@ fixed statement.
   the body again from committed rows. A read that raced with the change stored its entry under the old
   version, which is never read again. Both keys expire after THING_BODY_CACHE_SECONDS (a version lost
   while Redis was unreachable cannot outlive that).
+- The viewer's own fields: `thing-flags:<id>:<user id>` holds one user's (is_liked, is_watched) under the
+  version it was read at; a like changes the counters and a watch toggle drops the version too, so a
+  user's flags are never read past their own change.
 - What drops it: a save or delete of the Thing (content, publication, privacy, moderation), its tags and
   search index (hooks.thing_reindex/thing_index_sync/thing_index_forget), its counters
   (apps.things.counters), its images and files (apps.uploads calls `thing_body_changed`), its creator's
@@ -39,6 +42,11 @@ from apps.core.lookups import viewer_id
 VERSION_PREFIX = "thing-v:"
 BODY_PREFIX = "thing-body:"
 SHORT_PREFIX = "thing-short:"
+# The version of every cached list page (bodies.LIST_PAGES): dropped by any change of a Thing but its
+# counters (publication, visibility, moderation, featuring, deletion, content).
+LISTS_VERSION_KEY = "things-lists-v"
+PAGE_PREFIX = "things-page:"  # things-page:<list>:<per_page>:<page> → a rendered page (bodies)
+FLAGS_PREFIX = "thing-flags:"  # thing-flags:<thing id>:<user id> → (version, is_liked, is_watched)
 CREATOR_SUMMARY_FIELDS = frozenset({"username", "first_name", "last_name", "avatar"})
 
 
@@ -49,12 +57,15 @@ def cache_seconds() -> int:
 # --- invalidation ------------------------------------------------------------------------------------
 
 
-def thing_body_changed(*, thing_ids) -> None:
+def thing_body_changed(*, thing_ids, lists: bool = True) -> None:
     """What these Things' bodies show changed: their cached entries are stale once the transaction
-    commits (at once outside a transaction)."""
+    commits (at once outside a transaction). `lists=False` (counters): no list's membership or order
+    changed but for the popular list's, which its pages' age bounds (bodies.LIST_PAGES)."""
     if not cache_seconds():
         return
     keys = [VERSION_PREFIX + str(int(i)) for i in thing_ids if i is not None]
+    if keys and lists:
+        keys.append(LISTS_VERSION_KEY)
     if keys:
         transaction.on_commit(lambda: cache.delete_many(keys))
 
@@ -66,6 +77,15 @@ def thing_body_changed_for(**filters) -> None:
     from apps.things.models import Thing
 
     thing_body_changed(thing_ids=list(Thing.objects.filter(**filters).values_list("pk", flat=True)))
+
+
+def flags_key(thing_id: int, user_id: int) -> str:
+    return f"{FLAGS_PREFIX}{int(thing_id)}:{int(user_id)}"
+
+
+def detail_keys(thing_id: int, user_id: int) -> list[str]:
+    """What a cached detail read needs, in the order bodies.thing_detail_cached reads them."""
+    return [VERSION_PREFIX + str(thing_id), BODY_PREFIX + str(thing_id), flags_key(thing_id, user_id)]
 
 
 # --- reads -------------------------------------------------------------------------------------------
@@ -98,6 +118,10 @@ def viewer_flags(thing_id: int, viewer) -> tuple[bool, bool]:
     uid = viewer_id(viewer)
     if uid is None:
         return False, False
+    return user_flags(thing_id, uid)
+
+
+def user_flags(thing_id: int, uid: int) -> tuple[bool, bool]:
     with connection.cursor() as cursor:
         cursor.execute(_viewer_flags_sql(), [thing_id, uid, thing_id, uid])
         liked, watched = cursor.fetchone()

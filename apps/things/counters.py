@@ -54,7 +54,8 @@ def thing_count_add(thing_ids: int | Iterable[int], counter: str, delta: int) ->
     if delta < 0:
         rows = rows.filter(**{f"{counter}__gte": -delta})
     updated = thing_counters_write(rows, **{counter: F(counter) + delta})
-    thing_body_changed(thing_ids=ids)  # the cached bodies show the counts (bodycache); after the write
+    # The cached bodies show the counts (bodycache); after the write. No list's membership changed.
+    thing_body_changed(thing_ids=ids, lists=False)
     return updated
 
 
@@ -63,5 +64,5 @@ def thing_count_set(thing_id: int, counter: str, value: int) -> int:
     if counter not in COUNTERS:
         raise ValueError(f"not a Thing counter: {counter}")
     updated = thing_counters_write(Thing.objects.filter(pk=thing_id), **{counter: value})
-    thing_body_changed(thing_ids=[thing_id])
+    thing_body_changed(thing_ids=[thing_id], lists=False)
     return updated

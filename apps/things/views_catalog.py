@@ -9,7 +9,10 @@ from rest_framework.response import Response
 from apps.core.views import ApiView
 
 from apps.core.api import paginated_response
-from apps.core.pagination import LinkHeaderPagination
+from apps.core.moderation import viewer_sees_hidden
+from apps.core.pagination import LinkHeaderPagination, link_header
+from apps.core.views import Rendered
+from apps.oauth.fastpath import cached_get_view
 from apps.things import bodies, bodycache, selectors
 from apps.things.serializers import CategorySerializer, TagSerializer, ThingShortSerializer
 
@@ -36,16 +39,47 @@ class CategoryTreeSerializer(CategorySerializer):
         return category.parent.slug if category.parent_id else None  # parent is select_related
 
 
-def _things_response(request, view, things) -> Response:
+def _things_response(request, view, things, *, list_name: str | None = None) -> Response:
     """A page of the Things list `things()` builds. With the body cache: the page's ids by the list's own
-    filter and order (a lean statement: no picture subqueries), then each Thing's cached short form."""
+    filter and order (a lean statement: no picture subqueries), then each Thing's cached short form;
+    a public list (`list_name`, bodies.LIST_PAGES) read by a viewer who is not staff is kept rendered."""
     if not bodycache.cache_seconds():
         return paginated_response(request, things(), ThingShortSerializer, view=view)
-    with selectors.thing_ids_only():
-        ids_queryset = things().values_list("pk", flat=True)
-    paginator = LinkHeaderPagination()
-    ids = paginator.paginate_queryset(ids_queryset, request, view=view)
-    return paginator.get_paginated_response(bodies.thing_short_list(ids, request=request))
+
+    def ids_page():
+        with selectors.thing_ids_only():
+            ids_queryset = things().values_list("pk", flat=True)
+        paginator = LinkHeaderPagination()
+        ids = paginator.paginate_queryset(ids_queryset, request, view=view)
+        return ids, paginator.page.number, paginator.page.paginator.num_pages
+
+    if list_name is not None and not viewer_sees_hidden(request.user):
+        shorts, number, pages = bodies.list_page_read(list_name, request, ids_page)
+    else:
+        ids, number, pages = ids_page()
+        shorts = bodies.thing_short_list(ids, request=request)
+    return Response(shorts, headers={"Link": link_header(request, number, pages)})
+
+
+def _cached_list(view_class, name: str):
+    """`view_class` with its kept pages answered in one Redis round trip and one version check, without
+    DRF's dispatch (apps.oauth.fastpath; bodies.LIST_PAGES): what a cached page would answer."""
+
+    def answer(request, ready):
+        if ready.is_staff or len(ready.values) != 2:
+            return None  # staff see hidden Things; a page not kept
+        found = bodies.list_page_cached(name, ready.values)
+        if found is None:
+            return None
+        body, number, pages = found
+        return Rendered(body, {"Link": link_header(request, number, pages)})
+
+    return cached_get_view(
+        view_class,
+        keys=lambda request, user_id: bodies.list_page_keys(name, request.GET) or [],
+        answer=answer,
+        params=("page", "per_page"),
+    )
 
 
 class CategoryListView(ApiView):
@@ -113,7 +147,9 @@ class TagThingsView(ApiView):
 class NewestThingsView(ApiView):
     @extend_schema(responses=ThingShortSerializer(many=True), summary="List the newest Things")
     def get(self, request):
-        return _things_response(request, self, lambda: selectors.thing_list_newest(viewer=request.user))
+        return _things_response(
+            request, self, lambda: selectors.thing_list_newest(viewer=request.user), list_name="newest"
+        )
 
 
 class PopularThingsView(ApiView):
@@ -124,7 +160,9 @@ class PopularThingsView(ApiView):
         "(weight 20) and downloads (weight 1); ties by newest.",
     )
     def get(self, request):
-        return _things_response(request, self, lambda: selectors.thing_list_popular(viewer=request.user))
+        return _things_response(
+            request, self, lambda: selectors.thing_list_popular(viewer=request.user), list_name="popular"
+        )
 
 
 class FeaturedThingsView(ApiView):
@@ -134,4 +172,11 @@ class FeaturedThingsView(ApiView):
         description="Published Things featured by moderators, the most recently featured first.",
     )
     def get(self, request):
-        return _things_response(request, self, lambda: selectors.thing_list_featured(viewer=request.user))
+        return _things_response(
+            request, self, lambda: selectors.thing_list_featured(viewer=request.user), list_name="featured"
+        )
+
+
+newest_things = _cached_list(NewestThingsView, "newest")
+popular_things = _cached_list(PopularThingsView, "popular")
+featured_things = _cached_list(FeaturedThingsView, "featured")

@@ -30,3 +30,106 @@ def test_the_combined_view_answers_each_views_method(rf):
 def test_two_views_answering_one_method_is_refused():
     with pytest.raises(ValueError):
         combine(ListView, ListView)
+
+
+# --- the segment-indexed resolver (apps.core.routing.segment_indexed, issue 17) ------------------------
+
+_SAMPLES = {"int": ["7", "123456"], "str": ["alice", "x-y", "thing:5"], "slug": ["parts", "a-b"],
+            "username": ["alice", "bob.smith"], "term": ["cable+clip", "x"], "path": ["a/b", "c"]}
+
+
+def _sample_paths(patterns, prefix=""):
+    """Paths that the URLconf's routes can match, converters replaced by sample values, plus near misses."""
+    import itertools
+    import re
+
+    from django.urls import URLResolver
+
+    for entry in patterns:
+        route = str(entry.pattern)
+        parts = re.split(r"<(?:\w+:)?\w+>", route)
+        kinds = re.findall(r"<(?:(\w+):)?\w+>", route)
+        choices = [_SAMPLES.get(kind or "str", ["v"]) for kind in kinds]
+        for values in itertools.islice(itertools.product(*choices), 4):
+            text = parts[0] + "".join(v + p for v, p in zip(values, parts[1:]))
+            path = prefix + text.lstrip("^").rstrip("$")
+            if isinstance(entry, URLResolver):
+                yield from _sample_paths(entry.url_patterns, path)
+            else:
+                yield path
+                yield path + "/"
+                yield path + "x"
+
+
+def _plain_resolver():
+    from django.urls import URLResolver
+    from django.urls.resolvers import RegexPattern
+
+    from config import urls
+
+    return URLResolver(RegexPattern(r"^/"), urls.urlpatterns[0].url_patterns)  # the same patterns, unindexed
+
+
+def _outcome(resolver, path):
+    from django.urls import Resolver404
+
+    try:
+        match = resolver.resolve(path)
+    except Resolver404:
+        return None
+    return (match.func, match.args, match.kwargs, match.url_name, match.route, match.namespaces, match.app_names)
+
+
+def test_the_indexed_resolver_answers_every_path_as_django_does():
+    from django.urls import get_resolver
+
+    from config import urls
+
+    indexed, plain = get_resolver(), _plain_resolver()
+    paths = sorted(set(_sample_paths(urls.urlpatterns[0].url_patterns)))
+    paths += ["", "/", "nothing/here", "things", "things/", "things/abc/", "@alice", "thing:", "thing:x",
+              "admin", "search//autocomplete", "%00"]
+    assert len(paths) > 300
+    for path in paths:
+        assert _outcome(indexed, "/" + path) == _outcome(plain, "/" + path), path
+
+
+def test_reverse_is_unchanged():
+    from django.urls import reverse
+
+    assert reverse("thing-detail", kwargs={"thing_id": 3}) == "/things/3/"
+    assert reverse("admin:index") == "/admin/"
+
+
+def test_the_wsgi_handler_resolves_once_and_serves_both_slash_forms(db):
+    """config.wsgi's handler takes the trailing-slash middleware's match (apps.core.wsgi)."""
+    import io
+    import sys
+
+    from django.urls.resolvers import URLResolver
+
+    from config.wsgi import application
+
+    calls = []
+    original = URLResolver.resolve
+
+    def counting(self, path):
+        calls.append(path)
+        return original(self, path)
+
+    def get(path):
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "testserver",
+                   "SERVER_PORT": "80", "wsgi.input": io.BytesIO(b""), "wsgi.url_scheme": "http",
+                   "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.errors": sys.stderr, "HTTP_HOST": "testserver"}
+        status = []
+        body = b"".join(application(environ, lambda s, h, *a: status.append(s)))
+        return status[0], body
+
+    URLResolver.resolve = counting
+    try:
+        assert get("/things/1/")[0].startswith("401")  # the API view answered (no token)
+        assert calls.count("/things/1/") == 1  # the middleware's; the handler reused it
+        assert get("/things/1")[0].startswith("401")  # the other slash form, rewritten
+        assert get("/nothing/here")[0].startswith("404")
+    finally:
+        URLResolver.resolve = original

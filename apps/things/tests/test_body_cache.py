@@ -74,12 +74,12 @@ def test_a_warm_body_is_byte_identical_and_reads_no_thing_row(api, settings, thi
     assert cached_body(api, thing.pk) == uncached_body(api, settings, thing.pk)
 
 
-def test_is_liked_and_is_watched_stay_the_callers_own(api, client_for, settings, user, other_user, thing):
+def test_is_liked_and_is_watched_stay_the_callers_own(api, client_for, settings, user, other_user, thing,
+                                                      django_capture_on_commit_callbacks):
     warm(api, thing.pk)
-    from apps.things.models import Like, Watch
-
-    Like.objects.create(user=user, thing=thing)
-    Watch.objects.create(user=user, thing=thing)
+    with django_capture_on_commit_callbacks(execute=True):  # as the API's like and toggle-watch do
+        services.thing_like(user=user, thing=thing)
+        services.thing_toggle_watch(user=user, thing=thing)
     mine = api.get(f"/things/{thing.pk}/").json()
     assert (mine["is_liked"], mine["is_watched"]) == (True, True)
     theirs = client_for(other_user).get(f"/things/{thing.pk}/").json()
