@@ -45,7 +45,7 @@ class CountCachingPaginator(Paginator):
             sql, params = queryset.query.sql_with_params()
         except EmptyResultSet:
             return 0  # .none(), or a filter that can match nothing
-        key = "list-count:" + hashlib.sha256(f"{sql}|{params!r}".encode()).hexdigest()
+        key = count_key(sql, params)
         # A large list's fresh total answers without a statement; only large lists have one cached.
         fresh = count_fresh(key)
         if fresh is not None:
@@ -54,6 +54,11 @@ class CountCachingPaginator(Paginator):
         if bounded <= LARGE_LIST:
             return bounded
         return count_cached(key, queryset.count)
+
+
+def count_key(sql: str, params) -> str:
+    """The count cache's key of a list statement (its SQL and parameters)."""
+    return "list-count:" + hashlib.sha256(f"{sql}|{tuple(params)!r}".encode()).hexdigest()
 
 
 def count_fresh(key: str) -> int | None:

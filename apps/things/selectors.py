@@ -6,8 +6,9 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
+from apps.core.compiled import CompiledIds, CompiledQuery, StandInViewer
 from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
-from apps.core.moderation import visible_q
+from apps.core.moderation import viewer_sees_hidden, visible_q
 from apps.core.lookups import id_or_404, viewer_id
 from apps.things import rules
 from apps.things.hooks import thing_images
@@ -111,10 +112,8 @@ def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
     """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid, deleted or hidden by a
     moderator → 404 (hidden: for everyone but staff, the creator included)."""
     thing_id = id_or_404(thing_id)
-    qs = thing_queryset(viewer=viewer)
-    if detail:
-        qs = _with_tag_names(qs)
-    thing = qs.filter(visible_q(viewer), pk=thing_id).first()
+    found = _thing_statement(detail=detail, viewer=viewer).objects(thing_id, *_viewer_values(viewer))
+    thing = found[0] if found else None
     if thing is None:
         raise NotFound()
     if not thing.is_published:
@@ -123,6 +122,37 @@ def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
         if not rules.thing_can_view(viewer, thing):
             raise PermissionDenied()
     return thing
+
+
+def _viewer_values(viewer) -> tuple:
+    uid = viewer_id(viewer)
+    return () if uid is None else (uid,)
+
+
+def _thing_statement(*, detail: bool, viewer) -> CompiledQuery:
+    """The Thing's own statement for this shape of request, compiled once per process (apps.core.compiled):
+    its id, and the viewer's for is_liked/is_watched, are bound per request."""
+    anonymous = viewer_id(viewer) is None
+    key = (detail, anonymous, viewer_sees_hidden(viewer))
+    statement = _THING_STATEMENTS.get(key)
+    if statement is None:
+        statement = _THING_STATEMENTS.setdefault(key, CompiledQuery(
+            lambda *values: _thing_get_queryset(key, *values), slots=1 if anonymous else 2
+        ))
+    return statement
+
+
+def _thing_get_queryset(key, thing_id, uid=None) -> QuerySet:
+    detail, anonymous, staff = key
+    viewer = None if anonymous else StandInViewer(uid, is_staff=staff)
+    qs = thing_queryset(viewer=viewer)
+    if detail:
+        qs = _with_tag_names(qs)
+    return qs.filter(visible_q(viewer), pk=thing_id).order_by("pk")[:1]
+
+
+_THING_STATEMENTS: dict[tuple, CompiledQuery] = {}
+_LIST_IDS: dict[str, CompiledIds] = {}
 
 
 def thing_get_any(thing_id, *, viewer) -> Thing:
@@ -235,6 +265,21 @@ def thing_list_newest(*, viewer) -> QuerySet:
     return thing_list_published(viewer=viewer)
 
 
+def thing_list_ids_compiled(name: str) -> CompiledIds | None:
+    """The ids statement of a public list for any viewer who is not staff, compiled once per process
+    (apps.core.compiled): /newest/ and /featured/, whose SQL carries no per-request value. None for
+    another list (/popular/ depends on the time)."""
+    return _LIST_IDS.get(name)
+
+
+def _ids_of(build) -> CompiledIds:
+    def ids() -> QuerySet:
+        with thing_ids_only():
+            return build(viewer=None).values_list("pk", flat=True)
+
+    return CompiledIds(ids)
+
+
 def thing_list_popular(*, viewer, now=None) -> QuerySet:
     """Published Things by recent activity (`popularity`), ties by newest then id."""
     since = (now or timezone.now()) - POPULAR_WINDOW
@@ -258,6 +303,9 @@ def thing_list_featured(*, viewer) -> QuerySet:
         .filter(is_featured=True)
         .order_by(F("featured_at").desc(nulls_last=True), "-id")
     )
+
+
+_LIST_IDS.update(newest=_ids_of(thing_list_newest), featured=_ids_of(thing_list_featured))
 
 
 def thing_get_for_page(thing_id: int, *, viewer) -> Thing:

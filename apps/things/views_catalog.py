@@ -46,14 +46,20 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
     if not bodycache.cache_seconds():
         return paginated_response(request, things(), ThingShortSerializer, view=view)
 
+    staff = viewer_sees_hidden(request.user)
+    compiled = selectors.thing_list_ids_compiled(list_name) if list_name and not staff else None
+
     def ids_page():
-        with selectors.thing_ids_only():
-            ids_queryset = things().values_list("pk", flat=True)
+        if compiled is not None:
+            ids_source = compiled.bound()  # the statement compiled once (apps.core.compiled)
+        else:
+            with selectors.thing_ids_only():
+                ids_source = things().values_list("pk", flat=True)
         paginator = LinkHeaderPagination()
-        ids = paginator.paginate_queryset(ids_queryset, request, view=view)
+        ids = paginator.paginate_queryset(ids_source, request, view=view)
         return ids, paginator.page.number, paginator.page.paginator.num_pages
 
-    if list_name is not None and not viewer_sees_hidden(request.user):
+    if list_name is not None and not staff:
         shorts, number, pages = bodies.list_page_read(list_name, request, ids_page)
     else:
         ids, number, pages = ids_page()

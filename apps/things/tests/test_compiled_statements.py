@@ -1,0 +1,88 @@
+"""The Thing's own statement compiled once per process (apps.core.compiled, issue 17): each shape of
+request (anonymous, a user, staff; detail or not) answers the same objects as the ORM building the
+queryset afresh, with the viewer's own values bound per call."""
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.accounts.tests.factories import UserFactory
+from apps.core.compiled import CompiledQuery
+from apps.things import selectors, services
+from apps.things.tests.factories import ThingFactory
+
+pytestmark = pytest.mark.django_db
+
+FIELDS = ("pk", "name", "is_published", "is_hidden", "like_count", "creator_id", "category_id")
+
+
+def _seen(thing) -> tuple:
+    return (
+        tuple(getattr(thing, name) for name in FIELDS),
+        thing.creator.username,
+        getattr(thing, "is_liked", None),
+        getattr(thing, "is_watched", None),
+        tuple(getattr(thing, "tag_name_list", ()) or ()),
+    )
+
+
+def _orm(thing_id, viewer, detail):
+    from apps.things.selectors import _with_tag_names, thing_queryset, visible_q  # the ORM, afresh
+
+    qs = thing_queryset(viewer=viewer)
+    if detail:
+        qs = _with_tag_names(qs)
+    return qs.filter(visible_q(viewer), pk=thing_id).first()
+
+
+@pytest.mark.parametrize("detail", [True, False])
+def test_every_shape_answers_as_the_orm(detail):
+    owner, reader, staff = UserFactory(), UserFactory(), UserFactory(is_staff=True)
+    things = [ThingFactory(creator=owner, tags=["b", "a"]), ThingFactory(creator=owner, is_published=False)]
+    services.thing_like(user=reader, thing=things[0])
+    services.thing_toggle_watch(user=reader, thing=things[0])
+    for viewer in (None, owner, reader, staff):
+        for thing in things:
+            compiled = selectors._thing_statement(detail=detail, viewer=viewer).objects(
+                thing.pk, *selectors._viewer_values(viewer)
+            )
+            expected = _orm(thing.pk, viewer, detail)
+            assert [_seen(t) for t in compiled] == ([_seen(expected)] if expected else [])
+
+
+def test_a_shape_is_compiled_once_and_costs_one_statement():
+    thing = ThingFactory()
+    reader = UserFactory()
+    statement = selectors._thing_statement(detail=True, viewer=reader)
+    statement.objects(thing.pk, reader.pk)
+    assert statement._compiled is not None  # PostgreSQL: tag names as an array, no prefetch
+    with CaptureQueriesContext(connection) as queries:
+        assert [t.pk for t in statement.objects(thing.pk, reader.pk)] == [thing.pk]
+    assert len(queries.captured_queries) == 1
+
+
+def test_a_builder_that_prefetches_is_run_as_a_queryset_every_time():
+    from apps.things.models import Thing
+
+    thing = ThingFactory(tags=["x"])
+    statement = CompiledQuery(lambda pk: Thing.objects.filter(pk=pk).prefetch_related("tags"), slots=1)
+    assert [t.pk for t in statement.objects(thing.pk)] == [thing.pk]
+    assert statement._compiled is None and statement._unsupported
+
+
+@pytest.mark.parametrize("name", ["newest", "featured"])
+def test_a_compiled_list_pages_and_counts_as_its_queryset(name):
+    from django.utils import timezone
+
+    from apps.core.moderation import moderation_hide
+    from apps.things.models import Thing
+
+    things = [ThingFactory() for _ in range(7)] + [ThingFactory(is_published=False)]
+    Thing.objects.filter(pk__in=[t.pk for t in things[::2]]).update(is_featured=True, featured_at=timezone.now())
+    moderation_hide(obj=things[2], reason="spam", by=None)
+    queryset = {"newest": selectors.thing_list_newest, "featured": selectors.thing_list_featured}[name](
+        viewer=UserFactory()
+    ).values_list("pk", flat=True)
+    bound = selectors.thing_list_ids_compiled(name).bound()
+    assert bound.count() == queryset.count()
+    for start in range(0, 9, 3):
+        assert bound[start:start + 3] == list(queryset[start:start + 3])
