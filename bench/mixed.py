@@ -128,7 +128,10 @@ def players_prepare(*, users: int, api_url: str) -> dict:
         ThingFile.objects.filter(thing_id__in=uploads.values()).delete()
         Image.objects.filter(thing_id__in=uploads.values()).delete()
         Upload.objects.filter(owner__in=members).delete()
-        Thing.objects.filter(pk__in=uploads.values()).update(file_count=0)
+        # No file nor image left: no picture either (the services keep these pointers; this reset is not one).
+        Thing.objects.filter(pk__in=uploads.values()).update(
+            file_count=0, default_image=None, file_thumbnail_key=""
+        )
 
         # A new app per run: the rate limit counts per (app, user), so every bucket starts empty.
         Application.objects.filter(name=APP_NAME).delete()

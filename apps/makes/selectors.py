@@ -43,26 +43,23 @@ def _visible(viewer) -> Q:
 
 
 def make_queryset(*, viewer) -> QuerySet:
-    """Visible makes with what MakeSerializer shows, in one query: creator and Thing (with its creator)
-    joined; the make's and the Thing's default images and the caller's `is_liked` as correlated
-    subqueries, so a page of makes costs no query per row."""
+    """Visible makes with what MakeSerializer shows, in one query: creator and Thing (with its creator
+    and the pictures its pointers name) joined; the make's default image and the caller's `is_liked` as
+    correlated subqueries, so a page of makes costs no query per row."""
     uid = viewer_id(viewer)
-    thing_fields = [f"thing__{name}" for name in thing_selectors.SHORT_THING_FIELDS]
+    shown = (*thing_selectors.SHORT_THING_FIELDS, *upload_selectors.THING_PICTURE_FIELDS)
+    thing_fields = [f"thing__{name}" for name in shown]
+    thing_pictures = [f"thing__{name}" for name in upload_selectors.THING_PICTURE_RELATED]
     is_liked: Value | Exists
     if uid is None:
         is_liked = Value(False, output_field=BooleanField())
     else:
         is_liked = Exists(MakeLike.objects.filter(make=OuterRef("pk"), user_id=uid))
     return (
-        Make.objects.select_related("creator", "thing__creator")
+        Make.objects.select_related("creator", "thing__creator", *thing_pictures)
         .only(*MAKE_FIELDS, *thing_fields)
         .filter(_visible(viewer))
-        .annotate(
-            default_image_row=upload_selectors.copy_default_image_row(),
-            thing_default_image_row=upload_selectors.thing_default_image_row("thing_id"),
-            thing_first_file_thumbnail_key=upload_selectors.thing_first_file_thumbnail_key("thing_id"),
-            is_liked=is_liked,
-        )
+        .annotate(default_image_row=upload_selectors.copy_default_image_row(), is_liked=is_liked)
     )
 
 

@@ -11,12 +11,8 @@ from apps.uploads.files.serializers import ImageSerializer
 
 
 def _thing(make, context) -> dict:
-    thing = make.thing
-    # The Thing's thumbnail annotations ride on the make's row (selectors.make_queryset): no query here.
-    if hasattr(make, "thing_default_image_row"):
-        thing.default_image_row = make.thing_default_image_row
-        thing.first_file_thumbnail_key = make.thing_first_file_thumbnail_key
-    return ThingShortSerializer(context=context).to_representation(thing)
+    # The Thing's pictures are joined into the make's row (selectors.make_queryset): no query here.
+    return ThingShortSerializer(context=context).to_representation(make.thing)
 
 
 class MakeSerializer(serializers.Serializer):

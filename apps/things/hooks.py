@@ -6,7 +6,8 @@ is registered with apps.core.sections.)
 
 - The index (apps.search): keeps its copy of Things (the search vector and the search table's rows) in
   step with every write to them, counters included.
-- Images (apps.uploads): a Thing's default image and thumbnail, read in the Thing's own query.
+- Images (apps.uploads): a Thing's default image and thumbnail, read in the Thing's own query through
+  its pointers to them (which apps.uploads keeps).
 """
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -80,11 +81,16 @@ def thing_counters_write(things: QuerySet, **values) -> int:
 
 @dataclass(frozen=True)
 class ThingImages:
-    """How a Thing's pictures are read: `annotations()` are correlated subqueries added to every Thing
-    queryset (so a page of Things costs no query per row); the two functions read those annotations,
-    never the database, and answer None when the Thing has no picture."""
+    """How a Thing's pictures are read. Columns of the Thing point at them, `default_image` and
+    `file_thumbnail_key` (kept by the services of their source, in the transactions that change them);
+    every Thing queryset joins the `related` rows and loads only `fields` (`only()` paths, the Thing's
+    own columns among them), or leaves out `deferred` (a queryset that loads every column of the Thing),
+    so a page of Things costs no query per row. The three functions read what the query loaded, never
+    the database, and answer None when the Thing has no picture (or was loaded without the join)."""
 
-    annotations: Callable[[], dict]
+    related: tuple[str, ...]
+    fields: tuple[str, ...]
+    deferred: tuple[str, ...]
     thumbnail_url: Callable[..., str | None]
     default_image: Callable[..., dict | None]
     preview_url: Callable[..., str | None]  # a larger picture than the thumbnail

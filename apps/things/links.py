@@ -22,8 +22,8 @@ def thing_public_url(thing_id: int) -> str:
 def thing_thumbnail_url(thing) -> str:
     """The default image's thumbnail, else its first file's render, else a static placeholder.
 
-    Reads the annotations of selectors._with_default_image (hooks.thing_images); a Thing loaded without
-    them (never a query here) shows the placeholder."""
+    Reads the rows selectors._with_pictures joins through the Thing's pointers (hooks.thing_images); a
+    Thing loaded without them (never a query here) shows the placeholder."""
     images = thing_images()
     url = images.thumbnail_url(thing) if images is not None else None
     return url or _placeholder_url()
@@ -31,7 +31,7 @@ def thing_thumbnail_url(thing) -> str:
 
 def thing_preview_url(thing) -> str:
     """A larger picture of the Thing than its thumbnail (a collection's `preview_image`): the default
-    image's preview size, else its first file's render, else the placeholder. Same annotations."""
+    image's preview size, else its first file's render, else the placeholder. Same joined rows."""
     images = thing_images()
     url = images.preview_url(thing) if images is not None else None
     return url or _placeholder_url()

@@ -69,6 +69,16 @@ class Thing(Moderated):
     # Weighted name (A) > tags (B) > description (C); written by services.thing_index_search.
     # Its GIN index is created by migration on PostgreSQL only (the quick start runs on SQLite).
     search_vector = SearchVectorField(null=True, editable=False)
+    # The Thing's pictures (docs/decisions.md "A Thing's pictures as pointers"), what `default_image` and
+    # `thumbnail` show: its default image, which every Thing query joins (hooks.ThingImages), and the
+    # store key of the render of its first live file that has one (the thumbnail without a default
+    # image), a plain column: a second join cost as much planning as the subqueries it replaced. Kept by
+    # apps.uploads' services in the transactions that change images and files (things names the model by
+    # string and never imports that app).
+    default_image = models.ForeignKey(
+        "uploads.Image", null=True, blank=True, editable=False, on_delete=models.SET_NULL, related_name="+"
+    )
+    file_thumbnail_key = models.CharField(max_length=512, blank=True, default="", editable=False)
 
     class Meta:
         indexes = [

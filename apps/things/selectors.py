@@ -43,7 +43,7 @@ _IDS_ONLY: ContextVar[bool] = ContextVar("things_ids_only", default=False)
 @contextmanager
 def thing_ids_only():
     """Lists built inside this block are read for their ids only (apps.things.bodycache serves the
-    rows): they leave out the picture subqueries, which cost building even when never selected."""
+    rows): they leave out the pictures' joins, which cost building and planning even when never read."""
     token = _IDS_ONLY.set(True)
     try:
         yield
@@ -51,21 +51,23 @@ def thing_ids_only():
         _IDS_ONLY.reset(token)
 
 
-def _with_default_image(qs: QuerySet) -> QuerySet:
-    """What links.thing_thumbnail_url / thing_default_image read (the default image, the first file's
-    render): correlated subqueries in the Things' own statement, so a page of Things costs no query per
-    row. Their source registers them (hooks.thing_images: apps.uploads)."""
-    if _IDS_ONLY.get():
-        return qs
-    images = thing_images()
-    return qs.annotate(**images.annotations()) if images is not None else qs
+def _with_pictures(qs: QuerySet, *, only: tuple[str, ...] | None = None) -> QuerySet:
+    """What links.thing_thumbnail_url / thing_default_image read: the image the Thing's pointer names
+    (Thing.default_image) joined into the Things' own statement, only the columns shown, and the
+    render key the Thing keeps, so a page of Things costs no query per row. Their source registers them
+    (hooks.thing_images: apps.uploads). `only`: the Thing's own columns when the queryset loads only those."""
+    images = None if _IDS_ONLY.get() else thing_images()
+    if images is None:
+        return qs.only(*only) if only is not None else qs
+    qs = qs.select_related(*images.related)
+    return qs.only(*only, *images.fields) if only is not None else qs.defer(*images.deferred)
 
 
 def thing_queryset(*, viewer) -> QuerySet:
     """Things with what their serializers read, in one query (+1 for tags when prefetched)."""
     uid = viewer_id(viewer)
     # The search vector is for the database alone; loading it would only slow every Thing read.
-    qs = _with_default_image(Thing.objects.select_related("creator", "category").defer("search_vector"))
+    qs = _with_pictures(Thing.objects.select_related("creator", "category").defer("search_vector"))
     if uid is None:
         return qs.annotate(is_liked=Exists(Like.objects.none()), is_watched=Exists(Watch.objects.none()))
     return qs.annotate(
@@ -84,7 +86,7 @@ SHORT_THING_FIELDS = (
 
 def thing_short_queryset() -> QuerySet:
     """Things for list endpoints (the short shape), in one query."""
-    return _with_default_image(Thing.objects.select_related("creator").only(*SHORT_THING_FIELDS))
+    return _with_pictures(Thing.objects.select_related("creator"), only=SHORT_THING_FIELDS)
 
 
 def _with_tag_names(qs: QuerySet) -> QuerySet:

@@ -24,13 +24,16 @@ class UploadsConfig(AppConfig):
         upload_finalizer_register(Upload.Kind.THING_IMAGE, file_services.thing_image_finalize)
         upload_finalizer_register(Upload.Kind.AVATAR, partial(user_image_finalize, "avatar"))
         upload_finalizer_register(Upload.Kind.COVER, partial(user_image_finalize, "cover"))
-        # A Thing's default image and thumbnail (spec §2), read in the Thing's own query.
+        # A Thing's default image and thumbnail (spec §2): what its pointers name (kept by
+        # files.services.thing_pictures_refresh), read in the Thing's own query.
         thing_images_register(
             ThingImages(
-                annotations=file_selectors.thing_image_annotations,
-                thumbnail_url=links.thing_thumbnail_url_from_annotations,
-                default_image=links.thing_default_image_from_annotations,
-                preview_url=links.thing_preview_url_from_annotations,
+                related=file_selectors.THING_PICTURE_RELATED,
+                fields=file_selectors.THING_PICTURE_FIELDS,
+                deferred=file_selectors.thing_picture_deferred(),
+                thumbnail_url=links.thing_thumbnail_url_from_pointers,
+                default_image=links.thing_default_image_from_pointers,
+                preview_url=links.thing_preview_url_from_pointers,
             )
         )
         # The Thing page's gallery, file list, "download all" and the edit page's file manager

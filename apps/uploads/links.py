@@ -3,9 +3,9 @@
 Store objects are never public: every URL of one is a short-lived presigned GET made by store.py.
 Signing is local computation (an HMAC), so building these for a page of 100 rows costs no round trip.
 
-Things' `default_image`/`thumbnail` (through apps.things.hooks) and makes' thumbnails read images through
-`image_from_row` and `thing_thumbnail_from_row`, which take the JSON row the selectors annotate: never a
-query here.
+Things' `default_image`/`thumbnail` (through apps.things.hooks) read the image the Thing's pointer
+names, joined into its query, and the render key it keeps; makes' thumbnails read
+`thing_thumbnail_from_row`, which takes the JSON row the selectors annotate. Never a query here.
 """
 import json
 from datetime import UTC, datetime
@@ -164,38 +164,64 @@ def thing_thumbnail_from_row(image_row, file_thumbnail_key, preference=THUMBNAIL
     to look for, best first."""
     row = _json(image_row)
     if row:
-        by_variant = {(v.get("type"), v.get("size")): v.get("key") for v in _json(row.get("sizes")) or ()
-                      if isinstance(v, dict)}
-        for variant in preference:
-            key = by_variant.get(variant)
-            if key:
-                return store_url(key)
-        return store_url(row["key"])
+        return _image_url(_json(row.get("sizes")), row["key"], preference)
     if file_thumbnail_key:
         return store_url(file_thumbnail_key)
     return None
 
 
-def thing_thumbnail_url_from_annotations(thing) -> str | None:
-    """A Thing's thumbnail from the annotations of files.selectors.thing_image_annotations (no query);
-    None for a Thing loaded without them, or without a picture."""
-    return thing_thumbnail_from_row(
-        getattr(thing, "default_image_row", None), getattr(thing, "first_file_thumbnail_key", None)
-    )
+def _image_url(sizes, key: str, preference) -> str:
+    # The first variant of `preference` the image has, else its original.
+    by_variant = {(v.get("type"), v.get("size")): v.get("key") for v in sizes or () if isinstance(v, dict)}
+    for variant in preference:
+        found = by_variant.get(variant)
+        if found:
+            return store_url(found)
+    return store_url(key)
 
 
-def thing_preview_url_from_annotations(thing) -> str | None:
+# --- a Thing's pictures, through its pointers (apps.things.hooks.ThingImages) ---------------------------
+
+_NOT_JOINED = object()
+
+
+def _joined_image(thing):
+    # Only what the Thing's query joined (files.selectors.THING_PICTURE_RELATED): never a query here.
+    # _NOT_JOINED: loaded without its pictures (the image, or None when it has none, otherwise).
+    return thing._state.fields_cache.get("default_image", _NOT_JOINED)
+
+
+def _thing_picture_url(thing, preference) -> str | None:
+    image = _joined_image(thing)
+    if image is _NOT_JOINED:
+        return None
+    if image is not None:
+        return _image_url(image.sizes, image.key, preference)
+    # Loaded with the image (files.selectors.THING_PICTURE_FIELDS): never a deferred field's query.
+    key = thing.__dict__.get("file_thumbnail_key")
+    return store_url(key) if key else None
+
+
+def thing_thumbnail_url_from_pointers(thing) -> str | None:
+    """A Thing's thumbnail (thing_thumbnail_from_row's rules) from the default image its query joined,
+    else its first file's render; None for a Thing loaded without them, or without a picture."""
+    return _thing_picture_url(thing, THUMBNAIL_PREFERENCE)
+
+
+def thing_preview_url_from_pointers(thing) -> str | None:
     """A larger picture of a Thing than its thumbnail (a collection's `preview_image`), from the same
-    annotations; None without a picture."""
-    return thing_thumbnail_from_row(
-        getattr(thing, "default_image_row", None), getattr(thing, "first_file_thumbnail_key", None),
-        PREVIEW_PREFERENCE,
-    )
+    rows; None without a picture."""
+    return _thing_picture_url(thing, PREVIEW_PREFERENCE)
 
 
-def thing_default_image_from_annotations(thing) -> dict | None:
-    """A Thing's `default_image` (docs/decisions.md) from the same annotations, or None."""
-    return image_from_row(getattr(thing, "default_image_row", None))
+def thing_default_image_from_pointers(thing) -> dict | None:
+    """A Thing's `default_image` (docs/decisions.md) from the image its query joined, or None: the
+    shape image_from_row gives the same image."""
+    image = _joined_image(thing)
+    if image is None or image is _NOT_JOINED:
+        return None
+    return image_dict(id=image.pk, name=image.name, key=image.key, added=image.added, rank=image.rank,
+                      featured=image.featured, sizes=image.sizes)
 
 
 def _json(value):

@@ -4,6 +4,7 @@ Visibility: a Thing's files and images follow the Thing (apps.things.selectors.t
 401/403/404). Its owner sees every file and image, still processing or failed too; everyone else only
 the live ones (a half-processed upload is not part of the published design yet).
 """
+import json
 from functools import cache
 
 from django.db.models import Exists, JSONField, OuterRef, QuerySet, Subquery
@@ -13,6 +14,7 @@ from apps.core.exceptions import NotFound, PermissionDenied
 from apps.core.lookups import id_or_404
 from apps.things import rules as thing_rules
 from apps.things import selectors as thing_selectors
+from apps.things.models import Thing
 from apps.uploads.models import RENDERS_LAST, Download, Image, ProcessingStatus, ThingFile
 
 LIVE = ProcessingStatus.LIVE
@@ -22,24 +24,28 @@ def _sees_everything(viewer, thing) -> bool:
     return thing_rules.thing_is_owner(viewer, thing)
 
 
-# --- Thing annotations (apps.things.hooks.ThingImages): default image and thumbnail in the Thing's query ---
+# --- A Thing's pictures: what every Thing query reads them from, and what they must be ------------------
+# Thing.default_image and Thing.file_thumbnail_key (docs/decisions.md "A Thing's pictures as pointers")
+# are kept by files.services.thing_pictures_refresh from the rules below; every Thing queryset joins the
+# default image (registered with apps.things.hooks) and links reads what was joined.
 
-
-def thing_image_annotations() -> dict:
-    """What every Thing queryset reads its pictures from (registered with apps.things.hooks).
-
-    Built once per process (issue 17: building these subqueries was a share of every Thing read):
-    annotate() resolves a copy of each expression, never the expression itself, so the same ones serve
-    every queryset."""
-    return dict(_thing_image_annotations())
+# What the Thing's queries load: the pointer, of the image what links shows of it, and the render key.
+THING_PICTURE_RELATED = ("default_image",)
+THING_PICTURE_FIELDS = (
+    "default_image", "default_image__name", "default_image__key", "default_image__added",
+    "default_image__rank", "default_image__featured", "default_image__sizes", "file_thumbnail_key",
+)
 
 
 @cache
-def _thing_image_annotations() -> dict:
-    return {
-        "default_image_row": thing_default_image_row(),
-        "first_file_thumbnail_key": thing_first_file_thumbnail_key(),
-    }
+def thing_picture_deferred() -> tuple[str, ...]:
+    """The image's columns a Thing query leaves out (defer(): a query loading every column of the Thing)."""
+    loaded = set(THING_PICTURE_FIELDS)
+    return tuple(
+        f"default_image__{field.name}"
+        for field in Image._meta.concrete_fields
+        if not field.primary_key and f"default_image__{field.name}" not in loaded
+    )
 
 
 def image_order() -> list:
@@ -54,34 +60,92 @@ def default_image_order() -> list:
     return ["-featured", *image_order()]
 
 
+def _default_images(**owner) -> QuerySet:
+    return Image.objects.filter(status=LIVE, **owner).order_by(*default_image_order())
+
+
+def _rendered_files(outer: str) -> QuerySet:
+    # The thumbnail's fallback: the Thing's live files that have a render, the first added first.
+    return ThingFile.objects.filter(thing_id=OuterRef(outer), status=LIVE).exclude(thumbnail_key="").order_by(
+        "added", "id"
+    )
+
+
+def thing_default_image_id(outer: str = "pk") -> Subquery:
+    """Correlated subquery (OuterRef `outer` = the Thing's id): the id of its default image, what
+    Thing.default_image points at (its featured live image, else the first live one by the images' order)."""
+    return Subquery(_default_images(thing_id=OuterRef(outer)).values("id")[:1])
+
+
 def _default_image_row(**owner):
     row = JSONObject(
         id="id", name="name", key="key", added="added", rank="rank", featured="featured", sizes="sizes"
     )
-    images = Image.objects.filter(status=LIVE, **owner).order_by(*default_image_order()).values(row=row)[:1]
-    return Subquery(images, output_field=JSONField())
+    return Subquery(_default_images(**owner).values(row=row)[:1], output_field=JSONField())
 
 
 def thing_default_image_row(outer: str = "pk"):
-    """Correlated subquery (OuterRef `outer` = the Thing's id): its default live image as one JSON
-    object, so a page of Things gets its images in the same statement (never N+1)."""
+    """Correlated subquery: the Thing's default live image as one JSON object, computed from its rows.
+    The reference the pointers are checked against (thing_image_annotations)."""
     return _default_image_row(thing_id=OuterRef(outer))
 
 
 def copy_default_image_row(outer: str = "pk"):
-    """The same for a copy (make): its featured live image, else the first by rank (its thumbnail)."""
+    """The same for a copy (make): its featured live image, else the first by rank (its thumbnail), so a
+    page of makes gets its images in the same statement (never N+1)."""
     return _default_image_row(copy_id=OuterRef(outer))
 
 
 def thing_first_file_thumbnail_key(outer: str = "pk"):
-    """Correlated subquery: the render of the Thing's first live file that has one ("" when none)."""
-    files = (
-        ThingFile.objects.filter(thing_id=OuterRef(outer), status=LIVE)
-        .exclude(thumbnail_key="")
-        .order_by("added", "id")
-        .values("thumbnail_key")[:1]
+    """Correlated subquery: the render of the Thing's first live file that has one (None when none),
+    what Thing.file_thumbnail_key holds ("" for none): the thumbnail when it has no default image."""
+    return Subquery(_rendered_files(outer).values("thumbnail_key")[:1])
+
+
+def thing_image_annotations() -> dict:
+    """A Thing's pictures computed from its images and files as correlated subqueries: what the Thing
+    queries read before the pointers (issue 17), kept as the reference the pointers must agree with
+    (files.services.thing_pictures_repair and the tests compare them).
+
+    Built once per process: annotate() resolves a copy of each expression, never the expression
+    itself, so the same ones serve every queryset."""
+    return dict(_thing_image_annotations())
+
+
+@cache
+def _thing_image_annotations() -> dict:
+    return {
+        "default_image_row": thing_default_image_row(),
+        "first_file_thumbnail_key": thing_first_file_thumbnail_key(),
+    }
+
+
+# A Thing's pointers beside what its rows say (thing_image_annotations).
+_POINTERS_AND_RULES = (
+    "pk", "default_image_id", "default_image_row", "file_thumbnail_key", "first_file_thumbnail_key"
+)
+
+
+def thing_pictures_stale(*, after: int, batch: int) -> tuple[list[int], int | None]:
+    """Of the next `batch` Things by id after `after`, those whose pointers disagree with their rows
+    (thing_image_annotations: the rules computed afresh), and the last id read (None: none was left)."""
+    rows = list(
+        Thing.objects.filter(pk__gt=after)
+        .order_by("pk")
+        .annotate(**thing_image_annotations())
+        .values_list(*_POINTERS_AND_RULES)[:batch]
     )
-    return Subquery(files)
+    stale = [
+        pk for pk, image_id, row, file_key, first_key in rows
+        if _row_id(row) != image_id or file_key != (first_key or "")
+    ]
+    return stale, (rows[-1][0] if rows else None)
+
+
+def _row_id(row) -> int | None:
+    # PostgreSQL hands the JSON row back decoded; SQLite (the quick start) may hand back its text.
+    row = json.loads(row) if isinstance(row, str) else row
+    return row["id"] if row else None
 
 
 # --- files --------------------------------------------------------------------------------------------

@@ -9,15 +9,60 @@ import logging
 
 from django.db import transaction
 from django.db.models import Case, F, IntegerField, Value, When
+from django.db.models.functions import Coalesce
 
 from apps.core.enqueue import task_enqueue_on_commit
 from apps.things.bodycache import thing_body_changed
-from apps.things.counters import thing_count_add, thing_lock
+from apps.things.counters import thing_count_add, thing_lock, things_lock
+from apps.things.models import Thing
 from apps.uploads import rules, store
+from apps.uploads.files import selectors
 from apps.uploads.flow.services import upload_start
 from apps.uploads.models import Download, Image, ThingFile, Upload
 
 log = logging.getLogger(__name__)
+
+
+# --- a Thing's pictures: its pointers to its default image and first rendered file ---------------------
+
+
+def thing_pictures_refresh(*, thing_ids, locked: bool = False) -> None:
+    """Point these Things at their pictures again (Thing.default_image, Thing.file_thumbnail_key:
+    docs/decisions.md "A Thing's pictures as pointers") after a change to their images or files, in the
+    caller's transaction: one UPDATE whose subqueries apply the rules (files.selectors:
+    thing_default_image_id, thing_first_file_thumbnail_key).
+
+    The Things' rows are locked first (`locked`: the caller holds them already), so the UPDATE, a later
+    statement, sees every change a concurrent transaction committed before it: two changes to one Thing's
+    images never leave a pointer computed without the other. The caller drops the cached bodies
+    (thing_body_changed), as for any change to a Thing's images."""
+    ids = sorted({int(pk) for pk in thing_ids if pk is not None})
+    if not ids:
+        return
+    with transaction.atomic(savepoint=False):
+        if not locked:
+            things_lock(ids, no_key=True)
+        Thing.objects.filter(pk__in=ids).update(
+            default_image=selectors.thing_default_image_id(),
+            file_thumbnail_key=Coalesce(selectors.thing_first_file_thumbnail_key(), Value("")),
+        )
+
+
+def thing_pictures_repair(*, batch: int = 1000) -> list[int]:
+    """Re-point every Thing whose pointers disagree with its rows (files.selectors.thing_pictures_stale):
+    for a deploy during which code that did not keep them changed images, or a write made outside these
+    services. Walks the Things by id, `batch` at a time, each re-pointing its own transaction; returns
+    the ids it re-pointed."""
+    repaired: list[int] = []
+    last: int | None = 0
+    while last is not None:
+        stale, last = selectors.thing_pictures_stale(after=last, batch=batch)
+        if stale:
+            with transaction.atomic():
+                thing_pictures_refresh(thing_ids=stale)
+                thing_body_changed(thing_ids=stale)
+            repaired.extend(stale)
+    return repaired
 
 
 # --- what uploads become ------------------------------------------------------------------------------
@@ -99,12 +144,15 @@ def file_delete(*, file: ThingFile) -> None:
     that image's objects (docs/decisions.md: Thing images); the Thing's file_count follows. Side effects:
     deletes the store objects on commit. Deleting it twice is a no-op."""
     with transaction.atomic():
+        # The Thing's row first (the order of every change to its images): its pictures follow below.
+        thing_lock(file.thing_id)
         render = Image.objects.filter(source_file_id=file.pk).values_list("key", "sizes").first()
         deleted, _ = ThingFile.objects.filter(pk=file.pk).delete()  # the render image cascades
         if not deleted:
             return
         # The package's signature covers the live files, so the next package-url rebuilds by itself.
         thing_count_add(file.thing_id, "file_count", -1)
+        thing_pictures_refresh(thing_ids=[file.thing_id], locked=True)
         render_keys = [render[0], *_size_keys(render[1])] if render else []
         _delete_objects_on_commit([file.key, file.thumbnail_key, file.threejs_key, *render_keys])
 
@@ -131,6 +179,7 @@ def image_update(*, image: Image, rank: int | None = None, featured: bool | None
                 )
         if fields:
             Image.objects.filter(pk=image.pk).update(**fields)
+            thing_pictures_refresh(thing_ids=[image.thing_id], locked=True)
             thing_body_changed(thing_ids=[image.thing_id])
 
 
@@ -142,6 +191,8 @@ def image_delete(*, image: Image) -> None:
     keeps its own objects (a render made before renders were images has the file's thumbnail as its
     original)."""
     with transaction.atomic():
+        if image.thing_id is not None:
+            thing_lock(image.thing_id)  # its pictures follow below (a copy's image is apps.makes')
         owned_by_file = set()
         if image.source_file_id is not None:
             owned_by_file = set(
@@ -149,6 +200,7 @@ def image_delete(*, image: Image) -> None:
             )
         deleted, _ = Image.objects.filter(pk=image.pk).delete()
         if deleted:
+            thing_pictures_refresh(thing_ids=[image.thing_id], locked=True)
             thing_body_changed(thing_ids=[image.thing_id])
             keys = [image.key, *_size_keys(image.sizes)]
             _delete_objects_on_commit([key for key in keys if key not in owned_by_file])
@@ -178,4 +230,5 @@ def image_reorder(*, thing, image_ids: list[int]) -> None:
         Image.objects.filter(thing_id=thing.pk, pk__in=ranks).update(
             rank=Case(*[When(pk=pk, then=Value(rank)) for pk, rank in ranks.items()], output_field=IntegerField())
         )
+        thing_pictures_refresh(thing_ids=[thing.pk], locked=True)
         thing_body_changed(thing_ids=[thing.pk])

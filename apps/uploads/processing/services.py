@@ -20,12 +20,14 @@ from pathlib import Path
 from botocore.exceptions import ClientError
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from apps.things.bodycache import thing_body_changed
 from apps.things.events import thing_event
 from apps.things.models import Thing
 from apps.uploads import links, store
+from apps.uploads.files.services import thing_pictures_refresh
 from apps.uploads.models import Image, ProcessingStatus, ThingFile
 from apps.uploads.processing import images, render, stl, threejs
 
@@ -93,15 +95,25 @@ def file_render_key(key: str) -> str:
     return f"{key}.render.png"
 
 
-def _thing_of(model, pk: int) -> None:
-    """The Thing's cached body shows its files' and images' states (apps.things.bodycache)."""
-    thing_body_changed(thing_ids=model.objects.filter(pk=pk).values_list("thing_id", flat=True))
+def _thing_lock_of(model, pk: int) -> int | None:
+    """Hold the row of the Thing this file or image belongs to until commit, before the row itself
+    changes (the order of the image and file services: the Thing first); its id, or None for a copy's
+    image or a row gone."""
+    of_row = model.objects.filter(pk=pk).values("thing_id")[:1]
+    locked = Thing.objects.select_for_update(no_key=True).filter(pk=Subquery(of_row))
+    return locked.values_list("pk", flat=True).first()
 
 
 def _file_finish(file_id: int, **fields) -> bool:
-    updated = ThingFile.objects.filter(pk=file_id, status=ProcessingStatus.PROCESSING).update(**fields)
-    if updated:
-        _thing_of(ThingFile, file_id)
+    """Record a file's outcome from `processing` (the claim), under its Thing's lock. A file that goes
+    live may be its Thing's thumbnail: the caller refreshes the Thing's pictures once everything the
+    outcome adds (the render image) is written."""
+    with transaction.atomic(savepoint=False):
+        thing_id = _thing_lock_of(ThingFile, file_id)
+        updated = ThingFile.objects.filter(pk=file_id, status=ProcessingStatus.PROCESSING).update(**fields)
+        if updated:
+            # The Thing's cached body shows its files' and images' states (apps.things.bodycache).
+            thing_body_changed(thing_ids=[thing_id])
     return updated == 1
 
 
@@ -127,6 +139,7 @@ def file_process(*, file_id: int) -> str:
         with transaction.atomic():
             finished = _file_finish(file_id, status=ProcessingStatus.LIVE, geometry=None)
             if finished:
+                thing_pictures_refresh(thing_ids=[file.thing_id], locked=True)
                 _file_processed_event(file_id, thing_id=file.thing_id, name=file.name, status="live")
         return "live" if finished else "skipped"
 
@@ -166,6 +179,8 @@ def file_process(*, file_id: int) -> str:
             # The file row is locked by the UPDATE above until commit: a concurrent delete waits, so the
             # render cannot outlive its file.
             _render_image_save(file, key=render_key, size=render_size, width=width, height=height, sizes=sizes)
+            # Its render and the render image: the Thing's thumbnail, or default image, may now be them.
+            thing_pictures_refresh(thing_ids=[file.thing_id], locked=True)
             _file_processed_event(file_id, thing_id=file.thing_id, name=file.name, status="live")
     if finished:
         return "live"
@@ -200,6 +215,7 @@ def _render_image_save(file: ThingFile, *, key: str, size: int, width: int, heig
 def _file_fail(file_id: int, reason: str) -> str:
     log.info("file %s failed processing: %s", file_id, reason)
     with transaction.atomic():
+        # A file leaving `processing` for `failed` was never a picture of its Thing, nor is it now.
         failed = _file_finish(file_id, status=ProcessingStatus.FAILED, processing_error=reason)
         if failed:
             row = ThingFile.objects.filter(pk=file_id).values("thing_id", "name").first()
@@ -213,9 +229,16 @@ def _file_fail(file_id: int, reason: str) -> str:
 
 
 def _image_finish(image_id: int, **fields) -> bool:
-    updated = Image.objects.filter(pk=image_id, status=ProcessingStatus.PROCESSING).update(**fields)
-    if updated:
-        _thing_of(Image, image_id)
+    """Record an image's outcome from `processing` (the claim), under its Thing's lock. An image that
+    goes live may be its Thing's default image: the Thing's pictures follow in the same transaction (a
+    failed one never was, nor is)."""
+    with transaction.atomic(savepoint=False):
+        thing_id = _thing_lock_of(Image, image_id)
+        updated = Image.objects.filter(pk=image_id, status=ProcessingStatus.PROCESSING).update(**fields)
+        if updated and thing_id is not None:
+            if fields.get("status") == ProcessingStatus.LIVE:
+                thing_pictures_refresh(thing_ids=[thing_id], locked=True)
+            thing_body_changed(thing_ids=[thing_id])
     return updated == 1
 
 

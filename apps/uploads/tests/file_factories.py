@@ -5,6 +5,7 @@ import factory
 from django.conf import settings
 
 from apps.things.tests.factories import ThingFactory
+from apps.uploads.files.services import thing_pictures_refresh
 from apps.uploads.models import Image, ProcessingStatus, ThingFile
 
 
@@ -21,7 +22,18 @@ def _key(name: str) -> str:
     return f"uploads/test/{uuid.uuid4().hex}/{name}"
 
 
-class ThingFileFactory(factory.django.DjangoModelFactory):
+class _PicturesFollow:
+    """A row made directly, as a service would have made it: its Thing's pointers to its pictures
+    (Thing.default_image, Thing.file_thumbnail_key) follow, as files.services keeps them."""
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        row = super()._create(model_class, *args, **kwargs)  # type: ignore[misc]
+        thing_pictures_refresh(thing_ids=[row.thing_id])
+        return row
+
+
+class ThingFileFactory(_PicturesFollow, factory.django.DjangoModelFactory):
     class Meta:
         model = ThingFile
 
@@ -33,7 +45,7 @@ class ThingFileFactory(factory.django.DjangoModelFactory):
     status = ProcessingStatus.LIVE
 
 
-class ImageFactory(factory.django.DjangoModelFactory):
+class ImageFactory(_PicturesFollow, factory.django.DjangoModelFactory):
     class Meta:
         model = Image
 
