@@ -1,8 +1,8 @@
 """The cached representation of a Thing (issue 17): its public body and its short form, in Redis.
 
-Building a Thing's body costs a wide statement (creator, category, the tag names, the default image and
-the first file's render, each a subquery) that Django builds and compiles on every request: most of a
-detail request's time. What that body shows is the same for every viewer but two fields, `is_liked` and
+Building a Thing's body costs a wide statement (creator, category, the tag names, the default image, the
+viewer's flags) and its serialisation: most of an uncached detail request's time, even with the statement
+compiled once (selectors._thing_statement). What that body shows is the same for every viewer but two fields, `is_liked` and
 `is_watched`; so the rest is kept in the cache and only those two are looked up per request, by one
 fixed statement.
 

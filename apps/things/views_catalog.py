@@ -41,7 +41,7 @@ class CategoryTreeSerializer(CategorySerializer):
 
 def _things_response(request, view, things, *, list_name: str | None = None) -> Response:
     """A page of the Things list `things()` builds. With the body cache: the page's ids by the list's own
-    filter and order (a lean statement: no picture subqueries), then each Thing's cached short form;
+    filter and order (a lean statement: no picture join), then each Thing's cached short form;
     a public list (`list_name`, bodies.LIST_PAGES) read by a viewer who is not staff is kept rendered."""
     if not bodycache.cache_seconds():
         return paginated_response(request, things(), ThingShortSerializer, view=view)
