@@ -31,12 +31,16 @@ class BearerTokenAuthentication(BearerAuthentication):
         if token is None:
             # DRF's own exception, so DRF marks the request unauthenticated and sends WWW-Authenticate.
             raise AuthenticationFailed("Unauthorized")
-        access_token_use_note(access_token=token)
+        stamped = access_token_use_note(access_token=token)
         if token.user_id is None:
             # An app's read-only token has no user (docs/decisions.md: OAuth); views opt in with IsAppToken.
+            if stamped:
+                token_cache_drop(raw)
             return (None, token)
-        if _note_activity(token.user):
-            token_cache_drop(raw)  # the cached row holds the user's previous last_active
+        if _note_activity(token.user) or stamped:
+            # The cached row holds the previous stamps: read afresh, so the next requests see them (and
+            # apps.oauth.fastpath, which sends a request with a stamp due the full way, answers them).
+            token_cache_drop(raw)
         return (token.user, token)
 
 

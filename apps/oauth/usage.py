@@ -35,25 +35,28 @@ def _stamp(model, instance, now) -> None:
     instance.last_used_at = now
 
 
-def application_use_note(*, application) -> None:
-    """The app authenticated with its secret, or used a token of its own."""
+def application_use_note(*, application) -> bool:
+    """The app authenticated with its secret, or used a token of its own. True when a stamp was due."""
     now = timezone.now()
     if application is None or _fresh(application.last_used_at, now):
-        return
+        return False
     try:
         _stamp(get_application_model(), application, now)
     except DatabaseError as exc:  # bookkeeping; the request goes on without it
         log.warning("Cannot record the use of app %s: %s", application.pk, exc)
+    return True
 
 
-def access_token_use_note(*, access_token) -> None:
-    """A token was used on the API: stamp its app, and the user's consent when it is a user's token."""
-    application_use_note(application=access_token.application)
+def access_token_use_note(*, access_token) -> bool:
+    """A token was used on the API: stamp its app, and the user's consent when it is a user's token.
+    True when a stamp was due (the token's cached row, apps.oauth.selectors, then holds an old one)."""
+    due = application_use_note(application=access_token.application)
     authorization = getattr(access_token, "thingyard_authorization", None)
     now = timezone.now()
     if authorization is None or _fresh(authorization.last_used_at, now):
-        return
+        return due
     try:
         _stamp(AppAuthorization, authorization, now)
     except DatabaseError as exc:
         log.warning("Cannot record the use of authorization %s: %s", authorization.pk, exc)
+    return True

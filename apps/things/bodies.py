@@ -7,6 +7,7 @@ from rest_framework.renderers import JSONRenderer
 
 from apps.core.lookups import id_or_404, viewer_id
 from apps.core.pagination import page_params
+from apps.core.views import Rendered
 from apps.things import selectors
 from apps.things.bodycache import (
     BODY_PREFIX,
@@ -40,17 +41,37 @@ def thing_detail_data(thing_id, *, viewer, request) -> dict:
         version = version_for(version_key, version)
         if version is not None:
             public = {**data, "is_liked": False, "is_watched": False}
-            cache.set(body_key, (version, public), timeout=cache_seconds())
+            cache.set(body_key, (version, public, _rendered_public(public)), timeout=cache_seconds())
     return data
 
 
-def thing_detail_cached(thing_id: int, *, user_id: int, values: list) -> dict | None:
-    """The detail body from `values` (bodycache.detail_keys' values, read by apps.oauth.fastpath), or None
-    when the body is not cached under the current version (the view then builds it)."""
+def thing_detail_cached(thing_id: int, *, user_id: int, values: list):
+    """The detail answer from `values` (bodycache.detail_keys' values, read by apps.oauth.fastpath): the
+    body as DRF renders it, with the viewer's flags, or None when the body is not cached under the current
+    version (the view then builds it)."""
     version, entry, flags = values
     if version is None or entry is None or entry[0] != version:
         return None
-    return _with_flags(entry[1], thing_id, version, user_id, flags)
+    rendered = entry[2] if len(entry) > 2 else None
+    if rendered is None:
+        return _with_flags(entry[1], thing_id, version, user_id, flags)
+    if flags is not None and flags[0] == version:
+        liked, watched = flags[1], flags[2]
+    else:
+        liked, watched = user_flags(thing_id, user_id)
+        cache.set(flags_key(thing_id, user_id), (version, liked, watched), timeout=cache_seconds())
+    if liked or watched:
+        rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
+    return Rendered(rendered, {})
+
+
+# The public body's own rendering of the viewer's fields (False for both), and each viewer's: the body is
+# kept rendered with the first, and the second put in its place (a JSON text can hold that sequence once
+# only, as a key of the top object: inside a string every quote is escaped).
+_NO_FLAGS = b'"is_liked":false,"is_watched":false'
+_FLAGS = {(liked, watched): b'"is_liked":%s,"is_watched":%s' % (b"true" if liked else b"false",
+                                                               b"true" if watched else b"false")
+          for liked in (False, True) for watched in (False, True)}
 
 
 def _with_flags(public: dict, thing_id: int, version, user_id: int | None, flags) -> dict:
@@ -66,6 +87,11 @@ def _with_flags(public: dict, thing_id: int, version, user_id: int | None, flags
     cache.set(flags_key(thing_id, user_id), (version, liked, watched), timeout=cache_seconds())
     data["is_liked"], data["is_watched"] = liked, watched
     return data
+
+
+def _rendered_public(public: dict) -> bytes | None:
+    rendered = _RENDERER.render(public)
+    return rendered if rendered.count(_NO_FLAGS) == 1 else None
 
 
 def thing_short_list(

@@ -307,3 +307,18 @@ def test_a_search_page_is_kept_no_longer_than_its_window(api, settings, clips, d
     now = bodies.time.time()
     monkeypatch.setattr(bodies.time, "time", lambda: now + window_cache_seconds() + 1)
     assert read(api, "/search/cable+clip/", dispatched)[4]
+
+
+def test_after_a_due_use_stamp_the_fast_path_resumes_at_once(api, application, thing, dispatched):
+    """A stamp due sends one request the full way; it writes the stamp and drops the token's cached row,
+    so the next requests read the fresh stamp (not the stale row for its remaining lifetime)."""
+    from apps.oauth.selectors import token_cache_drop
+
+    path = f"/things/{thing.pk}/"
+    warm(api, path, dispatched)
+    type(application).objects.filter(pk=application.pk).update(last_used_at=timezone.now() - timedelta(minutes=5))
+    token_cache_drop(api.token.token)
+    assert read(api, path, dispatched)[4]  # the full path: the stamp was due
+    application.refresh_from_db()
+    assert timezone.now() - application.last_used_at < timedelta(minutes=1)
+    assert [read(api, path, dispatched)[4] for _ in range(2)][-1] is False
