@@ -315,8 +315,8 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         "- `search` is search as deployed (its ranked window cached in Redis for 60 s, so under load most "
         "requests reuse a window); `search, window cache off` computes every window, the worst case.",
         "- Detail and list are measured as deployed, with the request-path caches of issue 17 (a Thing's "
-        "body and short form in Redis, the token row): before the first round every detail path is read "
-        "once, so the rounds measure the steady state in which a Thing's body was built by an earlier "
+        "body and short form in Redis, the token row): before each round's detail target every detail path is "
+        "read once (a body lives 600 s), so the rounds measure the steady state in which a Thing's body was built by an earlier "
         "request. `detail, caches off` and `list, caches off` run on the `main_cold` server, whose body "
         "cache, token cache and search window cache are off: what every request would cost without them "
         "(a Thing's first read after a change costs about that).",
