@@ -87,7 +87,9 @@ def details(frame):
 
 
 def dialog(page, name):
-    page.wait_for_selector(f"dialog.thing-app-dialog[open][data-dialog={name}]")
+    # The dialog opens on the app's postMessage; on a loaded machine (the whole suite, fuzzing beside it)
+    # that round trip through two frames was seen to take more than Playwright's default 20 s.
+    page.wait_for_selector(f"dialog.thing-app-dialog[open][data-dialog={name}]", timeout=60_000)
     frame = page.frame_locator("dialog.thing-app-dialog iframe")
     frame.locator("main").wait_for()
     return frame
