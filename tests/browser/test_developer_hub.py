@@ -11,6 +11,7 @@
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from apps.accounts.tests.factories import UserFactory
 from apps.developers.docs import PAGES
@@ -67,7 +68,13 @@ def test_a_developer_authorizes_swagger_ui_with_pkce_against_their_app_and_tries
     assert f"redirect_uri={redirect.replace(':', '%3A').replace('/', '%2F')}" in popup.url
     assert "Swagger tryout" in popup.content()
     popup.get_by_role("button", name="Allow").click()
-    popup.wait_for_event("close")
+    # The popup closes itself once back on oauth2-redirect.html, and that can be over before the click
+    # returns: waiting for a "close" event then would wait for one that already came.
+    if not popup.is_closed():
+        try:
+            popup.wait_for_event("close")
+        except PlaywrightTimeoutError:
+            raise AssertionError(f"the popup stayed open on {popup.url}:\n{popup.content()[:2000]}") from None
 
     # Swagger exchanged the code (with the verifier) for a token: the dialog offers to log out.
     oauth_form.get_by_role("button", name="Remove authorization").wait_for()
