@@ -63,10 +63,6 @@ def path_aliases(urlpatterns, aliases: dict[str, str] = PATH_ALIASES) -> list:
     return extra
 
 
-class SegmentIndexedResolver:
-    """Marker base; see `segment_indexed`."""
-
-
 def segment_indexed(urlpatterns: list):
     """The URLconf's patterns behind one resolver that tries only those that can match a path's first
     segment (issue 17).
@@ -85,7 +81,7 @@ def segment_indexed(urlpatterns: list):
     from django.urls import URLResolver
     from django.urls.resolvers import RoutePattern
 
-    class _Resolver(URLResolver, SegmentIndexedResolver):
+    class _Resolver(URLResolver):
         def __init__(self, patterns):
             super().__init__(RoutePattern(""), patterns)
             self._by_segment: dict[str | None, URLResolver] | None = None

@@ -55,11 +55,7 @@ def thing_detail_cached(thing_id: int, *, user_id: int, values: list):
     rendered = entry[2] if len(entry) > 2 else None
     if rendered is None:
         return _with_flags(entry[1], thing_id, version, user_id, flags)
-    if flags is not None and flags[0] == version:
-        liked, watched = flags[1], flags[2]
-    else:
-        liked, watched = user_flags(thing_id, user_id)
-        cache.set(flags_key(thing_id, user_id), (version, liked, watched), timeout=cache_seconds())
+    liked, watched = _viewer_flags(thing_id, version, user_id, flags)
     if liked or watched:
         rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
     return Rendered(rendered, {})
@@ -75,18 +71,22 @@ _FLAGS = {(liked, watched): b'"is_liked":%s,"is_watched":%s' % (b"true" if liked
 
 
 def _with_flags(public: dict, thing_id: int, version, user_id: int | None, flags) -> dict:
-    """The public body with the viewer's is_liked/is_watched: from their cached entry when it carries
-    the Thing's current version, else one statement (then kept for the next read)."""
+    """The public body with the viewer's is_liked/is_watched (see _viewer_flags)."""
     data = dict(public)
     if user_id is None:
         return data  # the public body says False for both
+    data["is_liked"], data["is_watched"] = _viewer_flags(thing_id, version, user_id, flags)
+    return data
+
+
+def _viewer_flags(thing_id: int, version, user_id: int, flags) -> tuple[bool, bool]:
+    """The viewer's (is_liked, is_watched): from their cached entry `flags` when it carries the Thing's
+    current version, else one statement (then kept for the next read)."""
     if flags is not None and flags[0] == version:
-        data["is_liked"], data["is_watched"] = flags[1], flags[2]
-        return data
+        return flags[1], flags[2]
     liked, watched = user_flags(thing_id, user_id)
     cache.set(flags_key(thing_id, user_id), (version, liked, watched), timeout=cache_seconds())
-    data["is_liked"], data["is_watched"] = liked, watched
-    return data
+    return liked, watched
 
 
 def _rendered_public(public: dict) -> bytes | None:
