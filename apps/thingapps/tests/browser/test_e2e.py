@@ -77,6 +77,9 @@ def app_frame(page, origin):
     raise AssertionError("the app's frame never loaded")
 
 
+_TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
 def press(page, app, selector):
     """Click the app's button `selector` in its cross-origin iframe, as a user would once the page is still.
 
@@ -87,7 +90,7 @@ def press(page, app, selector):
     click that never reached the app (it counts the clicks it gets) is sent again, at most three times;
     a click that did reach it is never repeated, so no action of the app runs twice."""
     page.wait_for_function("() => !document.querySelector('dialog.thing-app-dialog').open")
-    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(_TWO_FRAMES)
     app.evaluate(
         "() => { if (window.clicksSeen === undefined) { window.clicksSeen = 0;"
         " addEventListener('click', () => { window.clicksSeen += 1; }, true); } }"
@@ -99,7 +102,7 @@ def press(page, app, selector):
             app.wait_for_function(f"() => window.clicksSeen > {seen}", timeout=2_000)
             return
         except PlaywrightTimeoutError:
-            page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            page.evaluate(_TWO_FRAMES)
     raise AssertionError(f"the app never received the click on {selector}")
 
 
