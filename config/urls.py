@@ -4,12 +4,13 @@ from django.urls import include, path
 from apps.core.dashboard import moderation_dashboard
 from apps.core.views import OpenApiView, SwaggerUiView, swagger_oauth2_redirect
 from apps.core.routing import path_aliases, segment_indexed
-from config.health import healthz
+from config.health import healthz, readyz
 
 urlpatterns = [
     path("admin/moderation/", admin.site.admin_view(moderation_dashboard), name="moderation-dashboard"),
     path("admin/", admin.site.urls),
-    path("healthz", healthz, name="healthz"),
+    path("healthz", healthz, name="healthz"),  # liveness
+    path("readyz", readyz, name="readyz"),  # readiness: pages, static files, PostgreSQL, Redis, broker, store
     path("openapi.json", OpenApiView.as_view(), name="openapi-schema"),
     path("docs/", SwaggerUiView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("docs/oauth2-redirect.html", swagger_oauth2_redirect, {"name": "oauth2-redirect.html"}, name="api-docs-oauth2"),

@@ -254,6 +254,41 @@ def bucket_url() -> str:
     return f"{public_endpoint()}/{settings.S3_BUCKET}"
 
 
+class BucketMissing(Exception):
+    """The store answers but has no bucket S3_BUCKET (`python manage.py store_bucket_create` makes it)."""
+
+
+def bucket_check() -> None:
+    """The store answers and the bucket exists (readiness, config/health.py); StoreError when the store
+    cannot be reached, BucketMissing when it has no such bucket. One short try, as in a request."""
+    try:
+        _call(client().head_bucket)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") in _NOT_FOUND_CODES | {"NoSuchBucket"}:
+            raise BucketMissing(settings.S3_BUCKET) from exc
+        raise
+
+
+def bucket_create() -> bool:
+    """Create the bucket S3_BUCKET unless it exists; True when it was created now. Operators run it once
+    per installation (`python manage.py store_bucket_create`); running it again changes nothing."""
+    try:
+        bucket_check()
+        return False
+    except BucketMissing:
+        pass
+    options = {}
+    if settings.S3_REGION and settings.S3_REGION != "us-east-1":  # AWS: us-east-1 takes no constraint
+        options["CreateBucketConfiguration"] = {"LocationConstraint": settings.S3_REGION}
+    try:
+        _call(client().create_bucket, **options)
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") not in {"BucketAlreadyOwnedByYou", "BucketAlreadyExists"}:
+            raise
+        return False
+    return True
+
+
 def content_disposition(filename: str) -> str:
     """`attachment` with an ASCII fallback name and the RFC 5987 UTF-8 name."""
     ascii_name = filename.encode("ascii", "ignore").decode().replace('"', "").replace("\\", "") or "download"

@@ -71,6 +71,9 @@ LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 # The quick start's own state (`make run`): its SQLite database, file broker, logs.
 RUN_DIR = Path(env.str("THINGYARD_RUN_DIR", default=str(BASE_DIR / ".run")))
 SECURE_SSL_REDIRECT_ENV = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+# Production's session and CSRF cookies are sent over HTTPS only; false only for a plain-HTTP staging
+# host (no TLS anywhere), where a browser could otherwise never sign in (README "Running in production").
+SECURE_COOKIES_ENV = env.bool("DJANGO_SECURE_COOKIES", default=True)
 
 # --- application definition ------------------------------------------------------------------------
 INSTALLED_APPS = [
@@ -196,6 +199,9 @@ NODE_STATIC_FILES = [
         "swagger-ui-dist",
         [
             "swagger-ui.css",
+            # swagger-ui.css ends in a sourceMappingURL comment: the manifest storage of production
+            # (collectstatic) resolves every reference a CSS file makes, so the map is collected too.
+            "swagger-ui.css.map",
             "swagger-ui-bundle.js",
             "swagger-ui-standalone-preset.js",
             "favicon-32x32.png",

@@ -2,7 +2,7 @@
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F401,F403
-from .base import DATABASE_URL, REDIS_URL, SECRET_KEY, SECURE_SSL_REDIRECT_ENV
+from .base import DATABASE_URL, REDIS_URL, SECRET_KEY, SECURE_COOKIES_ENV, SECURE_SSL_REDIRECT_ENV
 
 if not DATABASE_URL:
     raise ImproperlyConfigured("DATABASE_URL is required in production")
@@ -14,13 +14,14 @@ if SECRET_KEY.startswith("dev-insecure"):
 DEBUG = False
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = SECURE_SSL_REDIRECT_ENV
-SESSION_COOKIE_SECURE = True
-CSRF_COOKIE_SECURE = True
+SESSION_COOKIE_SECURE = SECURE_COOKIES_ENV
+CSRF_COOKIE_SECURE = SECURE_COOKIES_ENV
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 30
 SECURE_CONTENT_TYPE_NOSNIFF = True
 STORAGES = {
     "default": {"BACKEND": "storages.backends.s3.S3Storage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    # WhiteNoise's manifest storage: hashed names served with a year's `immutable` cache, gzip and Brotli.
+    "staticfiles": {"BACKEND": "apps.core.staticfiles.ProductionStaticFilesStorage"},
 }
 # Persistent connections: these are per-database keys (top-level names are never read by Django).
 DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405

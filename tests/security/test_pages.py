@@ -18,6 +18,7 @@ from apps.accounts.tests.factories import UserFactory
 PUBLIC_PAGES = {
     "",  # the site index
     "healthz",
+    "readyz",
     "@<str:username>",  # a public profile
     "thing:<int:thing_id>",  # a published Thing's page (404 to whoever may not see it)
     "thing:<int:thing_id>/files/<int:file_id>/download",  # its files, like the page
