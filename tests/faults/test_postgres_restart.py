@@ -3,7 +3,7 @@
 The web process is gunicorn with production's persistent connections (CONN_MAX_AGE 60, no per-request health
 checks: apps.core.dbbackend replaces a dropped connection); it is not restarted. Django raises OperationalError/InterfaceError while the server is gone,
 the token lookup included (it runs before any view); apps/core answers those with docs/decisions.md's body,
-type SERVICE_UNAVAILABLE, `Retry-After: 5`, never a 500 or an HTML page. /healthz says 503 too.
+type SERVICE_UNAVAILABLE, `Retry-After: 5`, never a 500 or an HTML page. Readiness (/readyz) says 503 too; liveness (/healthz) stays 200.
 """
 import threading
 import time
@@ -112,8 +112,10 @@ def test_requests_answer_503_while_postgres_restarts_and_the_same_workers_serve_
         _assert_clean_503(stack.post(f"/things/{thing_id}/likes", who="bob"))
         _assert_clean_503(stack.request("POST", "/login/oauth/tokeninfo", who=None,
                                         data={"access_token": stack.seed["tokens"]["bob"]}))  # not a DRF view
-        health = requests.get(f"{stack.web.url}/healthz", timeout=10)
-        assert (health.status_code, health.json()) == (503, {"status": "unavailable", "database": False})
+        ready = requests.get(f"{stack.web.url}/readyz", timeout=10)
+        assert ready.status_code == 503
+        assert ready.json()["checks"]["database"]["ok"] is False
+        assert requests.get(f"{stack.web.url}/healthz", timeout=10).status_code == 200  # liveness: no I/O
         time.sleep(1.0)
         stack.pg.start()
         outage_seconds = time.monotonic() - outage_started
@@ -122,7 +124,7 @@ def test_requests_answer_503_while_postgres_restarts_and_the_same_workers_serve_
 
     assert [r.status_code for r in after] == [200] * len(after)
     assert stack.web.worker_pids() == workers_before  # recovered in place, no worker restarted
-    assert requests.get(f"{stack.web.url}/healthz", timeout=10).status_code == 200
+    assert requests.get(f"{stack.web.url}/readyz", timeout=10).json()["checks"]["database"]["ok"] is True
     assert stack.post(f"/things/{thing_id}/likes", who="bob").json() == {"ok": True}
     assert stack.delete(f"/things/{thing_id}/likes", who="bob").json() == {"ok": True}
 
