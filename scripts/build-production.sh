@@ -27,17 +27,18 @@ for step in "${steps[@]}"; do
       "$PYTHON" -m pip install --quiet --disable-pip-version-check -e .
       ;;
     assets)
-      # Reinstalled only when package-lock.json changed since the last install (its hash is kept beside
-      # the libraries); never through a symlinked node_modules (a worktree sharing another checkout's).
-      stamp=node_modules/.thingyard-lock.sha256
-      want=$(sha256sum package-lock.json | cut -d' ' -f1)
+      # Reinstalled only when node_modules does not hold every package at package-lock.json's version
+      # (npm's own record, node_modules/.package-lock.json, compared entry by entry), and never through
+      # a symlinked node_modules (a worktree sharing another checkout's).
       if [ -L node_modules ]; then
         echo "build: node_modules is a link to another checkout's; not reinstalling it"
-      elif [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -d node_modules/three ]; then
+      elif [ -f node_modules/.package-lock.json ] && node -e '
+          const want = require("./package-lock.json").packages, have = require("./node_modules/.package-lock.json").packages;
+          for (const name in want) if (name && (!have[name] || have[name].version !== want[name].version)) process.exit(1);'
+      then
         echo "build: node_modules already matches package-lock.json"
       else
         npm ci --no-audit --no-fund --loglevel=error
-        echo "$want" > "$stamp"
       fi
       ;;
     static)

@@ -1,6 +1,8 @@
-"""CI's last line: `N passed, N failed`, the sum of every run's JUnit report (pytest's and Schemathesis's).
+"""CI's last line: `N passed, N failed`, the sum of every run's JUnit report (pytest's, Schemathesis's and
+the production smoke run's, scripts/production_smoke.py: one case per check).
 
-    python scripts/ci_summary.py pytest=.run/pytest-junit.xml:0 'fuzz=.run/fuzz/junit*.xml:1'
+    python scripts/ci_summary.py pytest=.run/pytest-junit.xml:0 'fuzz=.run/fuzz/junit*.xml:1' \
+        smoke=.run/ci/production-smoke-junit.xml:0
 
 Each argument is `name=report:exit status`; the report may be a glob pattern, and every report it matches
 counts (the fuzz run writes one per Schemathesis run: junit.xml, junit-negative.xml). A run that exited
