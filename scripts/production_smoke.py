@@ -38,6 +38,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from importlib import metadata
 from pathlib import Path
@@ -288,14 +289,19 @@ class Smoke:
         expect((ROOT / "staticfiles" / "staticfiles.json").is_file(),
                "no staticfiles/staticfiles.json: run scripts/build-production.sh static first")
         self.procs.start("moto", [str(BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(self.s3_port)])
-        self.database()
         import redis
 
         redis.Redis.from_url(REDIS_URL).flushdb()
-        wait_for(lambda: requests.get(self.store, timeout=2).status_code < 500, 15, "the object store")
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            bucket = pool.submit(self.bucket)  # beside the migrations: it needs only the store
+            self.database()
+            bucket.result()
+        self.procs.manage("createsuperuser", "--noinput", "--username", USERNAME, "--email", "ops@example.com")
+
+    def bucket(self) -> None:
+        wait_for(lambda: requests.get(self.store, timeout=2).status_code < 500, 30, "the object store")
         out = self.procs.manage("store_bucket_create")
         expect("created" in out, f"store_bucket_create said {out!r}")
-        self.procs.manage("createsuperuser", "--noinput", "--username", USERNAME, "--email", "ops@example.com")
 
     def database(self) -> None:
         """A new database, migrated by `manage.py migrate`. Django renders the model states of every
