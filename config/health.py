@@ -54,12 +54,12 @@ def check_static(request) -> None:
     the collected manifest and the hashed file on disk; otherwise (quick start, tests) the finders must
     find each file."""
     render_to_string(PAGE_TEMPLATE, request=request)
-    manifest = isinstance(staticfiles_storage, ManifestFilesMixin)
+    storage = staticfiles_storage  # a lazy object: isinstance sees the storage it stands for
     for name in _static_names():
-        if manifest:
-            staticfiles_storage.url(name)  # ValueError: "Missing staticfiles manifest entry for …"
-            stored = staticfiles_storage.stored_name(name)
-            if not staticfiles_storage.exists(stored):
+        if isinstance(storage, ManifestFilesMixin):
+            storage.url(name)  # ValueError: "Missing staticfiles manifest entry for …"
+            stored = storage.stored_name(name)
+            if not storage.exists(stored):
                 raise StaticMissing(f"{stored} is in the manifest but not in STATIC_ROOT")
         elif not finders.find(name):
             raise StaticMissing(f"{name} is not found (run `npm ci`)")

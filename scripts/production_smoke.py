@@ -42,9 +42,11 @@ from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from importlib import metadata
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import psycopg
+import psycopg.conninfo
 import psycopg.sql
 import requests
 
@@ -56,6 +58,7 @@ RUN = ROOT / ".run" / "smoke"
 DEADLINE_SECONDS = 180
 DATABASE_URL = os.environ.get("SMOKE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/thingyard_smoke")
 REDIS_URL = os.environ.get("SMOKE_REDIS_URL", "redis://127.0.0.1:6379/15")
+T = TypeVar("T")
 USERNAME, PASSWORD = "smoke-operator", "smoke-" + secrets.token_urlsafe(12)
 
 
@@ -75,6 +78,13 @@ class Failed(Exception):
 def expect(condition, message: str) -> None:
     if not condition:
         raise Failed(message)
+
+
+def must(value: T | None, message: str) -> T:
+    """`value`, which must be there (a match, a row)."""
+    if not value:
+        raise Failed(message)
+    return value
 
 
 class Results:
@@ -233,8 +243,7 @@ def csrf_of(html: str) -> str:
     for form in parse(html).forms:
         if form["fields"].get("csrfmiddlewaretoken"):
             return form["fields"]["csrfmiddlewaretoken"]
-    match = re.search(r'<meta name="csrf-token" content="([^"]+)"', html)
-    expect(match, "no CSRF token on the page")
+    match = must(re.search(r'<meta name="csrf-token" content="([^"]+)"', html), "no CSRF token on the page")
     return match.group(1)
 
 
@@ -308,15 +317,15 @@ class Smoke:
         migration (83 of them, 20 s of CPU); a migrated copy is kept (`<name>_template`, marked with the hash
         of the migration files and of Django's and django-oauth-toolkit's versions) and cloned when
         nothing changed, so `migrate` then finds nothing to apply, as on an installation being upgraded."""
-        url = psycopg.conninfo.conninfo_to_dict(DATABASE_URL)
-        name = url.pop("dbname")
+        name = str(psycopg.conninfo.conninfo_to_dict(DATABASE_URL)["dbname"])
+        server = psycopg.conninfo.make_conninfo(DATABASE_URL, dbname="postgres")
         template = f"{name}_template"
         digest = hashlib.sha256(" ".join(
             f"{package}={metadata.version(package)}" for package in ("django", "django-oauth-toolkit")).encode())
         for path in sorted(ROOT.glob("apps/*/migrations/*.py")):
             digest.update(path.relative_to(ROOT).as_posix().encode() + path.read_bytes())
         key = f"thingyard migrations {digest.hexdigest()}"
-        with psycopg.connect(**{**url, "dbname": "postgres"}, autocommit=True) as conn:
+        with psycopg.connect(server, autocommit=True) as conn:
             row = conn.execute("SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
                                [template]).fetchone()
             kept = row is not None and row[0] == key
@@ -326,7 +335,7 @@ class Smoke:
         print(f"     migrate: {'a copy of the migrated database' if kept else 'a new database, from zero'}",
               flush=True)
         if not kept:
-            with psycopg.connect(**{**url, "dbname": "postgres"}, autocommit=True) as conn:
+            with psycopg.connect(server, autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
                 conn.execute(f'CREATE DATABASE "{template}" TEMPLATE "{name}"')
                 conn.execute(f'COMMENT ON DATABASE "{template}" IS {psycopg.sql.quote(key)}')
@@ -377,14 +386,14 @@ class Smoke:
         response = self.browser.post(self.base + "/new", data=data, timeout=10, allow_redirects=False,
                                      headers={"Referer": self.base + "/new"})
         expect(response.status_code == 302, f"/new POST {response.status_code}: {response.text[:300]}")
-        match = re.fullmatch(r"/thing:(\d+)/edit", response.headers["Location"])
-        expect(match, f"/new redirected to {response.headers['Location']}")
+        match = must(re.fullmatch(r"/thing:(\d+)/edit", response.headers["Location"]),
+                     f"/new redirected to {response.headers['Location']}")
         self.thing_id = int(match.group(1))
 
     def _site_post(self, path: str, body: dict) -> dict:
         edit = f"{self.base}/thing:{self.thing_id}/edit"
         response = self.browser.post(self.base + path, json=body, timeout=15, headers={
-            "X-CSRFToken": self.browser.cookies["csrftoken"], "Accept": "application/json", "Referer": edit})
+            "X-CSRFToken": self.browser.cookies.get("csrftoken") or "", "Accept": "application/json", "Referer": edit})
         expect(response.status_code == 200, f"POST {path} {response.status_code}: {response.text[:300]}")
         return response.json()
 
@@ -452,8 +461,8 @@ class Smoke:
         expect(me.status_code == 200 and me.json()["name"] == USERNAME, f"/users/me {me.status_code} {me.text[:200]}")
         files = requests.get(f"{self.base}/things/{self.thing_id}/files", headers=headers, timeout=10)
         expect(files.status_code == 200, f"/things/{self.thing_id}/files {files.status_code}: {files.text[:300]}")
-        file = next((f for f in files.json() if f["id"] == self.file_id), None)
-        expect(file, f"file {self.file_id} not in {files.json()}")
+        file = must(next((f for f in files.json() if f["id"] == self.file_id), None),
+                    f"file {self.file_id} not in {files.json()}")
         expect(file["status"] == "live" and file["geometry"], f"the API's file: {file}")
         one = requests.get(f"{self.base}/files/{self.file_id}", headers=headers, timeout=10)
         expect(one.status_code == 200 and one.json()["name"] == "bracket.stl", f"/files/{self.file_id} {one.status_code}")
@@ -464,8 +473,8 @@ class Smoke:
         expect(page.status_code == 200, f"/thing:{self.thing_id} {page.status_code}")
         expect("Smoke test bracket" in page.text and "bracket.stl" in page.text, "the page lacks the Thing or its file")
         assets = set(re.findall(r'(?:href|src)="(/static/[^"]+)"', page.text))
-        importmap = re.search(r'<script type="importmap">(.*?)</script>', page.text, re.S)
-        expect(importmap, "no import map (three.js) on a model's page")
+        importmap = must(re.search(r'<script type="importmap">(.*?)</script>', page.text, re.S),
+                         "no import map (three.js) on a model's page")
         assets |= set(json.loads(importmap.group(1))["imports"].values())
         expect(any("three.core." in a for a in assets), f"no three.js on a model's page: {sorted(assets)}")
         for asset in sorted(assets):
