@@ -59,6 +59,7 @@ DEADLINE_SECONDS = 180
 DATABASE_URL = os.environ.get("SMOKE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/thingyard_smoke")
 REDIS_URL = os.environ.get("SMOKE_REDIS_URL", "redis://127.0.0.1:6379/15")
 T = TypeVar("T")
+PAGE_BUDGET_BYTES = 800_000
 USERNAME, PASSWORD = "smoke-operator", "smoke-" + secrets.token_urlsafe(12)
 
 
@@ -477,15 +478,21 @@ class Smoke:
                          "no import map (three.js) on a model's page")
         assets |= set(json.loads(importmap.group(1))["imports"].values())
         expect(any("three.core." in a for a in assets), f"no three.js on a model's page: {sorted(assets)}")
+        transferred = len(page.content)
         for asset in sorted(assets):
             response = requests.get(self.base + asset, headers={"Accept-Encoding": "br, gzip"}, timeout=10,
                                     stream=True)
+            body = response.raw.read(decode_content=False)  # the bytes on the wire
             response.close()
+            transferred += len(body)
             expect(response.status_code == 200, f"{asset}: {response.status_code}")
             expect(re.search(r"\.[0-9a-f]{12}\.", asset), f"{asset} is not a hashed name")
             expect("immutable" in response.headers.get("Cache-Control", ""), f"{asset}: {response.headers.get('Cache-Control')}")
             if asset.endswith((".js", ".css")):
                 expect(response.headers.get("Content-Encoding") == "br", f"{asset} not served Brotli-compressed")
+        # Issue 23: a Thing page whose first picture is a model transfers under 800 KB (was 2.2 MB).
+        print(f"     the Thing page with three.js: {transferred / 1000:.0f} KB transferred", flush=True)
+        expect(transferred < PAGE_BUDGET_BYTES, f"{transferred} bytes transferred (budget {PAGE_BUDGET_BYTES})")
 
     def beat_runs(self) -> None:
         wait_for(lambda: "Sending due task core-pending-tasks-redrive" in log_tail("beat", 100_000), 15,
