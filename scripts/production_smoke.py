@@ -518,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--junitxml", type=Path, default=ROOT / ".run" / "ci" / "production-smoke-junit.xml")
     args = parser.parse_args(argv)
+    # A CI timeout's TERM still stops every process started here (the `finally` below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     shutil.rmtree(RUN, ignore_errors=True)
     RUN.mkdir(parents=True)
     results = Results()
