@@ -53,7 +53,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 RUN = ROOT / ".run" / "smoke"
-# About 25 s of CPU with the migrated copy kept, 47 s without (migrate from zero); the wall time follows the
+# About 25 s of CPU with the migrated copy kept, 49 s without (migrate from zero); the wall time follows the
 # machine's load. A run longer than this fails: something hung (the checks' own waits are bounded too).
 DEADLINE_SECONDS = 240
 DATABASE_URL = os.environ.get("SMOKE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/thingyard_smoke")
