@@ -437,3 +437,12 @@ def user_close_account(*, user: User, password: str, confirm_username: str) -> N
     if errors:
         raise ValidationFailed("Your account was not closed.", errors=errors)
     user_delete(user=user)
+
+
+def moderation_notice_send(*, moderator: User, recipient: User, body: str) -> Message | None:
+    """A moderator's notice to a member (an item hidden with its reason, a warning, an appeal decided),
+    as a private message: it shows in the member's inbox and unread count. No rate limit and no
+    blocking: it is the site speaking. None when the recipient is gone or inactive."""
+    if recipient is None or not recipient.is_active:
+        return None
+    return Message.objects.create(sender=moderator, recipient=recipient, body=body[: rules.MESSAGE_BODY_MAX_LENGTH])

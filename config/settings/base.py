@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "apps.makes",
     "apps.comments",
     "apps.thingapps",
+    "apps.reports",
     "apps.demo",
     "oauth2_provider",
 ]
