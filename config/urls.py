@@ -27,6 +27,7 @@ urlpatterns = [
     path("", include("apps.makes.urls")),
     path("", include("apps.comments.urls")),
     path("", include("apps.thingapps.urls")),
+    path("", include("apps.reports.urls")),
 ]
 
 # docs/decisions.md (compat): the modern path names of the original API's clients answer as the spec's paths.

@@ -62,3 +62,46 @@ class SuspendForm(forms.Form):
     """The admin's intermediate page for the "Suspend users" action."""
 
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=2000)
+
+
+class PasswordResetRequestForm(forms.Form):
+    """/password_reset/: the address a reset link goes to (services.user_password_reset_request)."""
+
+    email = forms.EmailField(
+        label="E-mail address",
+        max_length=254,
+        help_text="The address of your account. If an account uses it, a link to choose a new password "
+        "is sent there.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
+
+
+class EmailChangeForm(forms.Form):
+    """/account/email: the new address, confirmed by the current password."""
+
+    email = forms.EmailField(
+        label="New e-mail address",
+        max_length=254,
+        help_text="A confirmation link is sent to the new address; the change takes effect once you open it.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+    password = forms.CharField(
+        label="Current password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+
+class CloseAccountForm(forms.Form):
+    """/account/close: the current password and the user name typed again."""
+
+    password = forms.CharField(
+        label="Current password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    confirm_username = forms.CharField(
+        label="Your user name, to confirm",
+        max_length=rules.USERNAME_MAX_LENGTH,
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )

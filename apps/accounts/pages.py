@@ -1,7 +1,8 @@
 """Server-rendered site pages of accounts (session login). They act through the same services as the API."""
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
@@ -10,11 +11,19 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts import links, selectors, services
-from apps.accounts.forms import MessageForm, ProfileForm, SignupForm
+from apps.accounts.forms import (
+    CloseAccountForm,
+    EmailChangeForm,
+    MessageForm,
+    PasswordResetRequestForm,
+    ProfileForm,
+    SignupForm,
+)
 from apps.core.site import apply_errors
 from apps.accounts.profiles import profile_tabs
 from apps.core.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
 from apps.core.site import paginate
+from apps.core.throttle import client_address
 
 ACCOUNT_HOME = "/account/"
 MESSAGES_HOME = "/account/messages"
@@ -107,6 +116,10 @@ def account_home(request):
         **_profile_context(user),
         "form": form,
         "unread_messages": selectors.unread_message_count(user=user),
+        "picture_fields": [
+            ("avatar", "Avatar", links.user_thumbnail_url(user) if user.avatar else ""),
+            ("cover", "Cover image", links.user_cover_url(user) if user.cover else ""),
+        ],
     }
     return render(request, "accounts/account.html", context, status=400 if form.errors else 200)
 
@@ -198,3 +211,138 @@ def messages_mark_all_read(request):
     count = services.message_mark_all_read(user=request.user)
     messages.success(request, f"Marked {count} message(s) as read.")
     return redirect(MESSAGES_HOME)
+
+
+# --- credentials: password reset and change, e-mail change, closing the account --------------------------
+
+PASSWORD_RESET_DONE = "/password_reset/done/"
+
+
+@require_http_methods(["GET", "POST"])
+def password_reset(request):
+    """/password_reset/: ask for a link to choose a new password. The answer never tells whether an
+    account uses the address; too many requests from one address or for one e-mail answer 429."""
+    form = PasswordResetRequestForm(request.POST or None)
+    status = 200
+    retry_after = 0
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.user_password_reset_request(
+                email=form.cleaned_data["email"], address=client_address(request.META)
+            )
+        except RateLimited as exc:
+            form.add_error(None, exc.message)
+            status = 429
+            retry_after = exc.retry_after
+        else:
+            return redirect(PASSWORD_RESET_DONE)
+    if form.errors and status == 200:
+        status = 400
+    response = render(request, "registration/password_reset_form.html", {"form": form}, status=status)
+    if status == 429:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
+def password_reset_done(request):
+    return render(request, "registration/password_reset_done.html")
+
+
+class PasswordResetConfirm(auth_views.PasswordResetConfirmView):
+    """/reset/<uidb64>/<token>/: Django's own view and token; a used or expired link says so."""
+
+    template_name = "registration/password_reset_confirm.html"
+    success_url = "/reset/done/"
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        services.user_password_changed(user=form.user)
+        return response
+
+
+def password_reset_complete(request):
+    return render(request, "registration/password_reset_complete.html")
+
+
+class PasswordChange(auth_views.PasswordChangeView):
+    """/account/password: the current password and a new one twice (Django's validators); this browser
+    stays signed in, every other session ends (Django's session hash)."""
+
+    template_name = "accounts/password_change.html"
+    success_url = ACCOUNT_HOME
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        services.user_password_changed(user=form.user)
+        messages.success(self.request, "Your password was changed.")
+        return response
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        response.status_code = 400
+        return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_email(request):
+    """/account/email: move the account to a new address (confirmed from that address)."""
+    form = EmailChangeForm(request.POST or None)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.user_email_change_request(
+                user=request.user, new_email=form.cleaned_data["email"], password=form.cleaned_data["password"]
+            )
+        except ValidationFailed as exc:
+            apply_errors(form, exc.errors)
+        except RateLimited as exc:
+            form.add_error(None, exc.message)
+            status = 429
+        else:
+            messages.success(
+                request,
+                f"We sent a confirmation link to {form.cleaned_data['email']}. Your address changes once you "
+                "open it.",
+            )
+            return redirect(ACCOUNT_HOME)
+    if form.errors and status == 200:
+        status = 400
+    return render(request, "accounts/email_change.html", {"form": form}, status=status)
+
+
+def email_change_confirm(request, token):
+    """/account/email/confirm/<token>: the link of the confirmation mail."""
+    try:
+        user = services.user_email_change_confirm(token=token)
+    except RuleViolation as exc:
+        return render(request, "accounts/email_change_confirm.html", {"error": exc.message}, status=400)
+    return render(request, "accounts/email_change_confirm.html", {"changed_user": user})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_close(request):
+    """/account/close: what closing removes is said first; the password and the user name confirm it."""
+    form = CloseAccountForm(request.POST or None)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.user_close_account(
+                user=request.user,
+                password=form.cleaned_data["password"],
+                confirm_username=form.cleaned_data["confirm_username"],
+            )
+        except ValidationFailed as exc:
+            apply_errors(form, exc.errors)
+        except RuleViolation as exc:
+            form.add_error(None, exc.message)
+            status = 409
+        else:
+            logout(request)
+            messages.success(request, "Your account was closed. Thank you for sharing with us.")
+            return redirect("/")
+    if form.errors and status == 200:
+        status = 400
+    counts = selectors.user_closing_summary(user=request.user)
+    return render(request, "accounts/account_close.html", {"form": form, "counts": counts}, status=status)

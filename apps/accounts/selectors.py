@@ -92,3 +92,24 @@ def message_sent_count_since(*, user, since: datetime) -> int:
 def unread_message_count(*, user) -> int:
     """spec §4.1 unread-message-count: the caller's received messages not opened yet."""
     return Message.objects.filter(_messages_shown(), recipient=user, read_at__isnull=True).count()
+
+
+def users_for_password_reset(*, email: str) -> list[User]:
+    """Active accounts whose address is `email` (any case) and that have a usable password: the ones a
+    reset link may be sent to (as Django's PasswordResetForm.get_users chooses them)."""
+    email = email.strip()
+    if not email:
+        return []
+    users = User.objects.filter(email__iexact=email, is_active=True)
+    return [user for user in users if user.has_usable_password()]
+
+
+def user_closing_summary(*, user) -> dict[str, int]:
+    """What closing the account removes, counted for the confirmation page (reverse relations of the
+    apps above accounts, by their related names; accounts imports none of them)."""
+    related = {"things": "things", "makes": "makes", "collections": "thing_collections", "comments": "comments"}
+    counts = {}
+    for label, name in related.items():
+        manager = getattr(user, name, None)
+        counts[label] = manager.count() if manager is not None else 0
+    return counts

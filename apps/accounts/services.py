@@ -30,6 +30,7 @@ from apps.activity.services import event_record, event_retract
 from apps.core.api import site_url
 from apps.core.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
 from apps.core.services import model_update
+from apps.core.throttle import FailureLimit, failure_record, locked_for, wait_message
 
 log = logging.getLogger(__name__)
 
@@ -289,3 +290,159 @@ def message_mark_read(*, message: Message, user: User) -> bool:
 def message_mark_all_read(*, user: User) -> int:
     """Mark every unread message of `user` as read; returns how many were unread."""
     return Message.objects.filter(recipient=user, read_at__isnull=True).update(read_at=timezone.now())
+
+
+# --- credentials: password reset, e-mail change (docs/decisions.md "Accounts people can keep") ----------
+
+# A reset link may be asked for a few times an hour per address and per e-mail address: enough for a
+# person who mistyped, too few to flood a mailbox or to probe which addresses have accounts.
+RESET_ADDRESS_LIMIT = FailureLimit("password-reset:address", limit=10, window_seconds=3600, lock_seconds=3600)
+RESET_EMAIL_LIMIT = FailureLimit("password-reset:email", limit=3, window_seconds=3600, lock_seconds=3600)
+EMAIL_CHANGE_SALT = "accounts.email-change"
+EMAIL_CHANGE_MAX_AGE = timedelta(days=2)
+EMAIL_CHANGE_LIMIT = FailureLimit("email-change:account", limit=5, window_seconds=3600, lock_seconds=3600)
+
+
+def _site_mail(*, to: str, subject: str, template: str, context: dict) -> None:
+    send_mail(
+        subject=subject,
+        message=render_to_string(template, context),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        recipient_list=[to],
+    )
+
+
+def user_password_reset_request(*, email: str, address: str) -> None:
+    """Queue a reset link to every active account with `email`. The answer is the same whether or not
+    such an account exists (no account enumeration). RateLimited past the per-address and per-e-mail
+    limits; the mail itself is sent by a task, outside the request."""
+    email = email.strip()
+    ident = email.lower()
+    wait = max(locked_for(RESET_ADDRESS_LIMIT, address), locked_for(RESET_EMAIL_LIMIT, ident))
+    if wait:
+        raise RateLimited(f"Too many reset requests. Try again in {wait_message(wait)}.", retry_after=wait)
+    failure_record(RESET_ADDRESS_LIMIT, address)
+    failure_record(RESET_EMAIL_LIMIT, ident)
+    from apps.accounts.tasks import send_password_reset_email
+
+    # Nothing is written here: the task is sent at once (no transaction to wait for).
+    send_password_reset_email.delay(email)
+
+
+def user_deliver_password_reset(*, email: str) -> int:
+    """Send the reset mail now to each active account using `email` with a usable password; the count.
+
+    The link carries Django's password-reset token: it stops working once the password changes (or the
+    user logs in), and after settings.PASSWORD_RESET_TIMEOUT."""
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    sent = 0
+    for user in selectors.users_for_password_reset(email=email):
+        uid = urlsafe_base64_encode(force_bytes(user.pk))
+        token = default_token_generator.make_token(user)
+        link = site_url(reverse("accounts:password-reset-confirm", args=[uid, token]))
+        hours = settings.PASSWORD_RESET_TIMEOUT // 3600
+        _site_mail(
+            to=user.email,
+            subject="Reset your Thingyard password",
+            template="accounts/email/password_reset.txt",
+            context={"user": user, "link": link, "hours": hours},
+        )
+        sent += 1
+    return sent
+
+
+def user_password_changed(*, user: User) -> None:
+    """After a password change or reset: tell the account's address, so a change the owner did not make
+    is noticed. (Django's session hash already signs every other browser session out.)"""
+    if user.email:
+        _site_mail(
+            to=user.email,
+            subject="Your Thingyard password was changed",
+            template="accounts/email/password_changed.txt",
+            context={"user": user, "link": site_url(reverse("accounts:password-reset"))},
+        )
+
+
+def user_email_change_request(*, user: User, new_email: str, password: str) -> None:
+    """Ask to move the account to `new_email`: a confirmation link goes to the NEW address (proving it is
+    the member's), and a notice to the old one. Nothing changes until the link is opened.
+    ValidationFailed for a wrong password or a bad/unchanged address; RateLimited past the limit."""
+    new_email = new_email.strip()
+    errors: dict[str, list[str]] = {}
+    if not user.check_password(password):
+        errors["password"] = ["That is not your current password."]
+    try:
+        validate_email(new_email)
+    except DjangoValidationError as exc:
+        errors["email"] = list(exc.messages)
+    else:
+        if new_email.lower() == (user.email or "").lower():
+            errors["email"] = ["That is already your address."]
+    if errors:
+        raise ValidationFailed("The address was not changed.", errors=errors)
+    wait = locked_for(EMAIL_CHANGE_LIMIT, str(user.pk))
+    if wait:
+        raise RateLimited(f"Too many changes. Try again in {wait_message(wait)}.", retry_after=wait)
+    failure_record(EMAIL_CHANGE_LIMIT, str(user.pk))
+    # The current address is signed too: once the address changes, older links stop working.
+    token = signing.TimestampSigner(salt=EMAIL_CHANGE_SALT).sign_object(
+        {"id": user.pk, "old": user.email, "new": new_email}
+    )
+    link = site_url(reverse("accounts:email-change-confirm", args=[token]))
+    context = {"user": user, "link": link, "new_email": new_email, "days": EMAIL_CHANGE_MAX_AGE.days}
+    _site_mail(
+        to=new_email, subject="Confirm your new e-mail address",
+        template="accounts/email/email_change_confirm.txt", context=context,
+    )
+    if user.email:
+        _site_mail(
+            to=user.email, subject="A change of your Thingyard e-mail address was asked for",
+            template="accounts/email/email_change_notice.txt", context=context,
+        )
+
+
+def user_email_change_confirm(*, token: str) -> User:
+    """Open the confirmation link: the account takes the new address, verified. RuleViolation for a bad,
+    expired or outdated link."""
+    try:
+        payload = signing.TimestampSigner(salt=EMAIL_CHANGE_SALT).unsign_object(
+            token, max_age=EMAIL_CHANGE_MAX_AGE
+        )
+    except signing.SignatureExpired:
+        raise RuleViolation("This link has expired. Ask for the change again from your account page.") from None
+    except (signing.BadSignature, ValueError):
+        raise RuleViolation("This link is not valid.") from None
+    with transaction.atomic():
+        user = User.objects.select_for_update().filter(pk=payload.get("id"), is_active=True).first()
+        if user is None or (user.email or "") != str(payload.get("old", "")):
+            raise RuleViolation("This link is not valid any more.")
+        user.email = str(payload["new"])
+        user.email_verified = True
+        user.save(update_fields=["email", "email_verified"])
+    return user
+
+
+def user_close_account(*, user: User, password: str, confirm_username: str) -> None:
+    """The member closes their own account from the site: the password and the typed user name confirm
+    it; then user_delete (tokens revoked, Things, makes and collections removed, comments released).
+    ValidationFailed when a confirmation is wrong; RuleViolation when records must be kept."""
+    errors: dict[str, list[str]] = {}
+    if not user.check_password(password):
+        errors["password"] = ["That is not your current password."]
+    if confirm_username.strip().lower() != user.username.lower():
+        errors["confirm_username"] = ["Type your user name exactly to confirm."]
+    if errors:
+        raise ValidationFailed("Your account was not closed.", errors=errors)
+    user_delete(user=user)
+
+
+def moderation_notice_send(*, moderator: User, recipient: User, body: str) -> Message | None:
+    """A moderator's notice to a member (an item hidden with its reason, a warning, an appeal decided),
+    as a private message: it shows in the member's inbox and unread count. No rate limit and no
+    blocking: it is the site speaking. None when the recipient is gone or inactive."""
+    if recipient is None or not recipient.is_active:
+        return None
+    return Message.objects.create(sender=moderator, recipient=recipient, body=body[: rules.MESSAGE_BODY_MAX_LENGTH])

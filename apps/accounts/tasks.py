@@ -15,3 +15,9 @@ def send_verification_email(user_id: int) -> None:
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is not None:
         services.user_deliver_verification(user=user)
+
+
+@shared_task(**retry_policy(smtplib.SMTPException, OSError, backoff=30, max_retries=10))
+def send_password_reset_email(email: str) -> None:
+    # Safe to run twice: a second mail holds a second, equally valid link.
+    services.user_deliver_password_reset(email=email)

@@ -9,6 +9,8 @@ the moderator and the time are kept; unhiding restores the item unchanged.
 - `moderation_hide` / `moderation_unhide`: the services (row lock, update_fields, no-op on repeat).
 - `HideWithReasonAdminMixin`: admin actions "Hide with reason" (intermediate page) and "Unhide".
 """
+from typing import TYPE_CHECKING, ClassVar
+
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
@@ -17,6 +19,9 @@ from django.db import models, transaction
 from django.db.models import Q
 from django.template.response import TemplateResponse
 from django.utils import timezone
+
+if TYPE_CHECKING:
+    from django.template.response import _TemplateForResponseT
 
 REASON_MAX_LENGTH = 2000
 
@@ -89,6 +94,70 @@ class HideWithReasonAdminMixin:
 
     actions: tuple[str, ...] = ("hide_with_reason", "unhide")
     moderation_list_display = ("is_hidden", "hidden_reason")
+    # The item's own page has "Hide…" / "Unhide" buttons too (issue 26): the same services as the actions.
+    change_form_template: ClassVar["_TemplateForResponseT | None"] = "core/admin/moderated_change_form.html"
+
+    def get_urls(self):
+        from django.urls import path
+
+        info = self.model._meta.app_label, self.model._meta.model_name
+        own = [
+            path("<path:object_id>/hide/", self.admin_site.admin_view(self.hide_view), name="%s_%s_hide" % info),
+            path(
+                "<path:object_id>/unhide/", self.admin_site.admin_view(self.unhide_view), name="%s_%s_unhide" % info
+            ),
+        ]
+        return own + super().get_urls()
+
+    def _moderated_object(self, request, object_id):
+        from django.core.exceptions import PermissionDenied
+        from django.http import Http404
+
+        obj = self.get_object(request, object_id)
+        if obj is None:
+            raise Http404
+        if not self.has_change_permission(request, obj):
+            raise PermissionDenied
+        return obj
+
+    def _back_to_change(self, obj):
+        from django.shortcuts import redirect
+        from django.urls import reverse
+
+        info = self.model._meta.app_label, self.model._meta.model_name
+        return redirect(reverse("admin:%s_%s_change" % info, args=[obj.pk], current_app=self.admin_site.name))
+
+    def hide_view(self, request, object_id):
+        """GET: the reason's form; POST: hide this one item with it (as the "Hide with reason" action)."""
+        obj = self._moderated_object(request, object_id)
+        form = HideReasonForm(request.POST if request.method == "POST" else None)
+        if request.method == "POST" and form.is_valid():
+            if moderation_hide(obj=obj, reason=form.cleaned_data["reason"], by=request.user):
+                self.on_hidden(obj)
+                self.message_user(request, "Hidden.", messages.SUCCESS)
+            else:
+                self.message_user(request, "It was hidden already.", messages.WARNING)
+            return self._back_to_change(obj)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Hide {self.model._meta.verbose_name}",
+            "opts": self.model._meta,
+            "objects": [obj],
+            "form": form,
+            "single": True,
+        }
+        return TemplateResponse(request, "core/admin/hide_confirm.html", context)
+
+    def unhide_view(self, request, object_id):
+        from django.http import HttpResponseNotAllowed
+
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        obj = self._moderated_object(request, object_id)
+        if moderation_unhide(obj=obj):
+            self.on_unhidden(obj)
+            self.message_user(request, "Shown again.", messages.SUCCESS)
+        return self._back_to_change(obj)
 
     def on_hidden(self, obj):  # pragma: no cover - default hook
         pass

@@ -7,6 +7,8 @@ class SearchConfig(AppConfig):
     verbose_name = "Search"
 
     def ready(self):
+        from django.db.models.signals import post_migrate
+
         from apps.search import services
         from apps.things.hooks import ThingIndex, thing_index_register
 
@@ -21,3 +23,14 @@ class SearchConfig(AppConfig):
                 counters=services.ORDER_COUNTERS,
             )
         )
+        # The quick start's stemming index (SQLite only): its triggers re-created after each migrate, since
+        # SQLite rebuilds a table it alters and drops the table's triggers with it.
+        post_migrate.connect(_fts_after_migrate, sender=self, dispatch_uid="search-sqlite-fts")
+
+
+def _fts_after_migrate(using="default", **kwargs):
+    from django.db import connections
+
+    from apps.search.backend import sqlite_fts_ensure
+
+    sqlite_fts_ensure(connections[using])

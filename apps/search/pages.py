@@ -3,7 +3,9 @@ sort filters and paging. The same registry and selectors as GET /search/{term}/ 
 visibility rules and the result window are the API's (apps register their types: apps.search.registry).
 """
 
+from django.http import JsonResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
 from apps.core.exceptions import ValidationFailed
 from apps.core.licenses import THING_LICENSE_CHOICES
@@ -46,11 +48,21 @@ def find(request):
     results = search_type.search(term=term, viewer=request.user, params=params)
     page = paginate(request, results)
     items = list(page)
+    # Nothing found for a term with a typo: show what its closest spelling finds, and say so.
+    corrected = ""
+    if term and page.paginator.count == 0 and search_type.name == registry.DEFAULT_TYPE:
+        corrected = selectors.search_suggestion(term=term, viewer=request.user)
+        if corrected:
+            page = paginate(request, search_type.search(term=corrected, viewer=request.user, params=params))
+            items = list(page)
+            if not items:
+                corrected = ""
     if search_type.page_prepare is not None:
         items = search_type.page_prepare(items, viewer=request.user)
     is_things = search_type.name == registry.DEFAULT_TYPE
     context = {
         "q": term,
+        "corrected": corrected,
         "type": search_type,
         "types": list(types.values()),
         "page": page,
@@ -64,3 +76,17 @@ def find(request):
         "categories": category_slug_choices() if is_things else [],
     }
     return render(request, "search/find.html", context)
+
+
+SUGGEST_LIMIT = 8
+
+
+@require_GET
+def find_suggest(request):
+    """/find/suggest?q=: the search box's autocomplete (tag and Thing names starting with the words typed,
+    the same selector as GET /search/{term}/autocomplete), as JSON for the site's script."""
+    term = selectors.search_term_clean(request.GET.get("q", ""))[:TERM_MAX_LENGTH]
+    items = selectors.search_autocomplete(term=term, viewer=request.user, limit=SUGGEST_LIMIT) if term else []
+    response = JsonResponse({"q": term, "suggestions": [{"type": i["type"], "name": i["name"]} for i in items]})
+    response["Cache-Control"] = "private, max-age=30"
+    return response

@@ -21,7 +21,7 @@ from apps.accounts.models import User
 from apps.core.api import api_url
 from apps.core.exceptions import ValidationFailed
 from apps.core.moderation import viewer_sees_hidden
-from apps.search.backend import full_text_search_enabled
+from apps.search.backend import SQLITE_FTS_TABLE, full_text_search_enabled
 from apps.search.models import SearchThing
 from apps.search.window import window_cache_seconds, window_get, window_key, window_set
 from apps.things import bodies, bodycache
@@ -346,8 +346,97 @@ def _thing_match(qs: QuerySet, term: str) -> QuerySet:
     if not words:
         return qs.none()
     for word in words:
-        qs = qs.filter(Q(name__icontains=word) | Q(description__icontains=word) | _in_tags(word))
+        # Substrings as before, plus the quick start's stemming index ("brackets" finds "Bracket").
+        qs = qs.filter(
+            Q(name__icontains=word) | Q(description__icontains=word) | _in_tags(word) | Q(pk__in=_fts_ids(word))
+        )
     return qs
+
+
+FTS_TABLE = SQLITE_FTS_TABLE  # SQLite only (backend.sqlite_fts_ensure): FTS5 with the Porter stemmer
+FTS_IDS_MAX = 10_000
+
+
+def _fts_ids(word: str) -> list[int]:
+    """Ids of the Things whose name or description holds `word` or a word of the same stem, from the
+    SQLite quick start's FTS5 index; [] where there is none (another vendor, or not migrated)."""
+    if connection.vendor != "sqlite":
+        return []
+    phrase = '"' + word.replace('"', '""') + '"'  # one FTS5 string: no query syntax from the user
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT {FTS_IDS_MAX}", [phrase])
+            return [row[0] for row in cursor.fetchall()]
+    except Exception:  # noqa: BLE001 - an FTS syntax corner or a missing table: substring matching stays
+        return []
+
+
+# --- "Did you mean" (issue 26) -----------------------------------------------------------------------
+
+SUGGEST_WORDS_MAX = 6  # longer terms are sentences, not typos
+SUGGEST_CUTOFF = 0.75  # difflib's ratio: "calibraton" ~ "calibration" 0.95, "bracket" ~ "basket" 0.77
+SUGGEST_CANDIDATES = 30
+_WORD = re.compile(r"[^\W_]{3,}")
+
+
+def search_suggestion(*, term: str, viewer=None) -> str:
+    """A corrected term when a word of `term` matches no public Thing and a word of a public Thing's
+    name or of a tag is close to it ("calibraton" → "calibration"); "" when there is nothing better.
+
+    Read only for a search that found nothing. PostgreSQL: candidates from the trigram indexes of
+    search.0002 (`<%`: word similarity), the closest word chosen with difflib; SQLite: the vocabulary of
+    the newest public names and tags (a quick start holds few)."""
+    words = search_words(term)
+    if not words or len(words) > SUGGEST_WORDS_MAX:
+        return ""
+    corrected, changed = [], False
+    for word in words:
+        lowered = word.lower()
+        if len(lowered) < 3 or _word_matches(lowered, viewer):
+            corrected.append(word)
+            continue
+        best = _closest_word(lowered, viewer)
+        if best and best != lowered:
+            corrected.append(best)
+            changed = True
+        else:
+            corrected.append(word)
+    return " ".join(corrected) if changed else ""
+
+
+def _public_tags(viewer) -> QuerySet:
+    """Tags a public Thing carries: a draft's or a hidden Thing's tags never become a suggestion."""
+    return Tag.objects.filter(
+        Exists(ThingTag.objects.filter(thing_public_q(viewer, prefix="thing__"), tag_id=OuterRef("pk")))
+    )
+
+
+def _word_matches(word: str, viewer) -> bool:
+    return _thing_match(Thing.objects.filter(thing_public_q(viewer)), word).exists()
+
+
+def _closest_word(word: str, viewer) -> str:
+    import difflib
+
+    if full_text_search_enabled():
+        names = list(
+            Thing.objects.filter(thing_public_q(viewer))
+            .extra(where=["%s <%% lower(name)"], params=[word])  # noqa: S610 - a bound value
+            .values_list("name", flat=True)[:SUGGEST_CANDIDATES]
+        )
+        names += list(
+            _public_tags(viewer).extra(where=["%s <%% lower(name)"], params=[word])  # noqa: S610 - bound
+            .values_list("name", flat=True)[:SUGGEST_CANDIDATES]
+        )
+    else:
+        names = list(
+            Thing.objects.filter(thing_public_q(viewer)).order_by("-id").values_list("name", flat=True)[:5000]
+        )
+        names += list(_public_tags(viewer).order_by("-id").values_list("name", flat=True)[:5000])
+    vocabulary = {found.lower() for name in names for found in _WORD.findall(name.replace("_", " "))}
+    vocabulary.discard(word)
+    close = difflib.get_close_matches(word, sorted(vocabulary), n=1, cutoff=SUGGEST_CUTOFF)
+    return close[0] if close else ""
 
 
 def _thing_rank(term: str):

@@ -6,4 +6,5 @@ from apps.search import pages
 
 urlpatterns: list = [
     path("find", pages.find, name="find"),
+    path("find/suggest", pages.find_suggest, name="find-suggest"),
 ]

@@ -325,6 +325,18 @@ def thing_get_for_page(thing_id: int, *, viewer) -> Thing:
     return thing
 
 
+def thing_get_hidden_own(thing_id: int, *, viewer) -> Thing | None:
+    """The viewer's own Thing that a moderator hid (its page tells the owner why, with the appeal), or
+    None. Only the hiding's fields the owner may know are read."""
+    if viewer is None or not getattr(viewer, "is_authenticated", False):
+        return None
+    return (
+        Thing.objects.filter(pk=thing_id, creator_id=viewer.pk, is_hidden=True)
+        .only("pk", "name", "creator_id", "is_hidden", "hidden_reason", "hidden_at")
+        .first()
+    )
+
+
 # --- Things endpoints (views.py): ownership, sub-collections, users' lists, input references ---------
 
 from django.contrib.auth import get_user_model  # noqa: E402

@@ -264,6 +264,24 @@ def thing_upload_start(request, thing_id: int):
     return descriptor_response(upload)
 
 
+@login_required_page
+@require_POST
+def account_image_upload_start(request, field: str):
+    """POST {filename}: the signed form for one's own avatar or cover (/account/, JSON): the same
+    upload flow as POST /users/{me}/avatar-image and cover-image (spec §4.1)."""
+    kind = {"avatar": Upload.Kind.AVATAR, "cover": Upload.Kind.COVER}.get(field)
+    if kind is None:
+        raise Http404
+    filename = json_body(request).get("filename")
+    if not isinstance(filename, str):
+        filename = ""
+    try:
+        upload = flow_services.upload_start(owner=request.user, kind=kind, target_id=request.user.pk, filename=filename)
+    except DomainError as exc:
+        return refused(request, exc, next_url="/account/")
+    return descriptor_response(upload)
+
+
 def _after_finalize(upload: Upload) -> dict:
     """Where the page goes on: a new make's page, else it stays (its Thing's file list follows)."""
     if upload.kind == Upload.Kind.COPY_NEW and upload.image is not None:

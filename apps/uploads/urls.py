@@ -15,6 +15,9 @@ page_urlpatterns: list = [
     path(f"{thing}/files/status", pages.thing_files_status, name="thing-files-status"),
     path(f"{thing}/package", pages.thing_package_page, name="thing-package-page"),
     path(f"{thing}/uploads", pages.thing_upload_start, name="thing-upload-start"),
+    path(
+        "account/uploads/<str:field>", pages.account_image_upload_start, name="account-image-upload-start"
+    ),
     path("account/uploads/<int:upload_id>/finalize", pages.upload_finalize_page, name="upload-finalize-page"),
     path(f"{thing}/files/<int:file_id>/delete", pages.file_delete_page, name="file-delete-page"),
     path(f"{thing}/images/<int:image_id>/delete", pages.image_delete_page, name="image-delete-page"),

@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "apps.makes",
     "apps.comments",
     "apps.thingapps",
+    "apps.reports",
     "apps.demo",
     "oauth2_provider",
 ]

@@ -1,6 +1,6 @@
 """Quick start (`make run`): embedded defaults so the service runs with only Python present."""
 from .base import *  # noqa: F401,F403
-from .base import CELERY_BROKER_URL, DATABASE_URL, DATABASES, REDIS_URL, RUN_DIR, S3_ENDPOINT_URL
+from .base import CELERY_BROKER_URL, DATABASE_URL, DATABASES, REDIS_URL, RUN_DIR, S3_ENDPOINT_URL, env
 
 DEBUG = True
 RUN_DIR.mkdir(parents=True, exist_ok=True)
@@ -37,3 +37,8 @@ if not (CELERY_BROKER_URL.startswith("redis") or REDIS_URL):
         "control_folder": str(_broker / "control"),
         "store_processed": False,
     }
+# Outgoing mail (password resets, address confirmations) as files under .run/mail/ unless EMAIL_URL names
+# a real server: open the newest file to follow a link (README, quick start).
+if not env.str("EMAIL_URL", default=""):
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = str(RUN_DIR / "mail")

@@ -208,6 +208,36 @@
     })();
   }
 
+  // The search boxes' autocomplete: tag and Thing names starting with what is typed, as the options of
+  // the box's <datalist> (the browser shows them; a pick fills the box and the search runs as usual).
+  document.querySelectorAll("input[data-suggest-url][list]").forEach(function (input) {
+    var list = document.getElementById(input.getAttribute("list"));
+    var timer = null;
+    var asked = "";
+    if (!list) return;
+    input.addEventListener("input", function () {
+      window.clearTimeout(timer);
+      var term = input.value.trim();
+      if (term.length < 2 || term === asked) return;
+      timer = window.setTimeout(function () {
+        asked = term;
+        fetch(input.getAttribute("data-suggest-url") + "?q=" + encodeURIComponent(term), {
+          headers: { Accept: "application/json" }, credentials: "same-origin"
+        }).then(function (response) { return response.ok ? response.json() : { suggestions: [] }; })
+          .then(function (body) {
+            if (body.q !== input.value.trim()) return;
+            list.replaceChildren();
+            (body.suggestions || []).forEach(function (item) {
+              var option = document.createElement("option");
+              option.value = item.name;
+              option.label = item.type === "tag" ? "Tag" : "Thing";
+              list.appendChild(option);
+            });
+          }).catch(function () {});
+      }, 150);
+    });
+  });
+
   window.Thingyard = {
     post: post,
     getJson: getJson,

@@ -170,6 +170,12 @@
         window.location.assign(done.next);
         return;
       }
+      if (done.kind === "avatar" || done.kind === "cover") {
+        // A profile picture takes effect at once: the page shows it after a reload.
+        item.state("live", "Saved", "Your new " + done.kind + " is set");
+        window.setTimeout(function () { window.location.reload(); }, 800);
+        return;
+      }
       var key = done.kind === "image" ? "image:" + done.image_id : "file:" + done.file_id;
       item.el.setAttribute("data-record", key);
       self.items[key] = item;

@@ -23,6 +23,7 @@ from apps.makes.tests.factories import MakeFactory
 from apps.oauth.models import AppAuthorization
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 from apps.orders.tests.factories import OrderFactory
+from apps.reports.models import Appeal, Report
 from apps.thingcollections.tests.factories import CollectionFactory
 from apps.things.tests.factories import TagFactory, ThingFactory
 from apps.uploads.models import Upload
@@ -42,7 +43,7 @@ OFFERS_VIEW_ON_SITE = {
 REGISTERED = OFFERS_VIEW_ON_SITE | {
     "accounts.Follow", "accounts.Message", "activity.Event", "auth.Group", "oauth.AppAuthorization",
     "oauth.Application", "oauth2_provider.AccessToken", "oauth2_provider.RefreshToken", "orders.Order",
-    "uploads.Upload", "webhooks.Attempt", "webhooks.Delivery",
+    "uploads.Upload", "webhooks.Attempt", "webhooks.Delivery", "reports.Report", "reports.Appeal",
 }
 
 
@@ -77,6 +78,10 @@ def world(db):
     ThingFileFactory(thing=thing)
     Upload.objects.create(owner=user, kind="thing_file", target_id=thing.pk, filename="a.stl",
                           content_type="model/stl", key="uploads/x/a.stl", expires_at=timezone.now())
+    Report.objects.create(reporter=FollowFactory().follower, kind="thing", target_id=thing.pk, owner=user,
+                          reason="spam")
+    Appeal.objects.create(owner=user, kind="thing", target_id=thing.pk, hidden_at=timezone.now(),
+                          hidden_reason="Spam", text="It is not.")
     with transaction.atomic():
         delivery = webhook_services.webhook_event_record(application=app, event="order_created", payload={})
     Attempt.objects.create(delivery=delivery, number=1, url=app.webhook_url, started_at=timezone.now(),
@@ -320,10 +325,15 @@ def test_no_banner_for_what_is_not_hidden(superuser_client, db):
 
 
 def test_a_hidden_thing_stays_gone_for_everyone_else(client, db):
-    thing = ThingFactory()
+    thing = ThingFactory(description="The whole secret recipe.")
     moderation_hide(obj=thing, reason="Stolen design", by=None)
-    client.force_login(thing.creator)
+    client.force_login(UserFactory())
     assert client.get(reverse("thing-page", args=[thing.pk])).status_code == 404
+    # Its owner is told why and may appeal (issue 26), but the Thing's content is not served there.
+    client.force_login(thing.creator)
+    page = client.get(reverse("thing-page", args=[thing.pk])).content.decode()
+    assert "Stolen design" in page and "Appeal this decision" in page
+    assert "The whole secret recipe." not in page
 
 
 # --- the actions no app's own tests cover ------------------------------------------------------

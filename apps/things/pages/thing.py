@@ -34,8 +34,14 @@ def _own_or_404(request, thing_id):
 
 def thing_page(request, thing_id):
     """/thing:<id>: published Things for everyone, a draft only for its signed-in owner; else 404
-    (hidden by a moderator: 404 for everyone but staff)."""
-    thing = _visible_or_404(request, thing_id)
+    (hidden by a moderator: 404 for everyone but staff and its owner, who is told why and may appeal)."""
+    try:
+        thing = selectors.thing_get_for_page(thing_id, viewer=request.user)
+    except NotFound:
+        hidden = selectors.thing_get_hidden_own(thing_id, viewer=request.user)
+        if hidden is None:
+            raise Http404 from None
+        return render(request, "things/thing_hidden_owner.html", {"thing": hidden})
     viewer = request.user
     derivatives = list(selectors.thing_list_derivatives(thing=thing, viewer=viewer)[: REMIX_LIMIT + 1])
     is_owner = rules.thing_is_owner(viewer, thing)
