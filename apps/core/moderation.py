@@ -9,6 +9,8 @@ the moderator and the time are kept; unhiding restores the item unchanged.
 - `moderation_hide` / `moderation_unhide`: the services (row lock, update_fields, no-op on repeat).
 - `HideWithReasonAdminMixin`: admin actions "Hide with reason" (intermediate page) and "Unhide".
 """
+from typing import TYPE_CHECKING
+
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
@@ -81,7 +83,13 @@ class HideReasonForm(forms.Form):
         return reason
 
 
-class HideWithReasonAdminMixin:
+if TYPE_CHECKING:
+    _AdminBase = admin.ModelAdmin  # what the mixin is mixed into: message_user, admin_site, model
+else:
+    _AdminBase = object
+
+
+class HideWithReasonAdminMixin(_AdminBase):
     """Admin actions to hide (with a reason, on an intermediate page) and unhide items.
 
     `on_hidden(obj)` / `on_unhidden(obj)` hooks let an app adjust counters (e.g. a Thing's comment_count).

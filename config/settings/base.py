@@ -5,6 +5,7 @@ choose defaults for values the environment leaves unset, never read it themselve
 """
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import environ
 
@@ -314,7 +315,7 @@ OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
-OAUTH2_PROVIDER = {
+OAUTH2_PROVIDER: dict[str, Any] = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.ThingyardOAuth2Validator",
     "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",
     "ACCESS_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
