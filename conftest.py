@@ -83,8 +83,9 @@ def _object_store(s3_server, django_db_blocker):
     from django.core.files.storage import default_storage, storages
     from django.utils.functional import empty
 
-    storages._storages.pop("default", None)
-    default_storage._wrapped = empty
+    # Django's private caches of the built storages; django-stubs does not declare them.
+    storages._storages.pop("default", None)  # type: ignore[attr-defined]
+    default_storage._wrapped = empty  # type: ignore[attr-defined]
     client = boto3.client(
         "s3",
         endpoint_url=s3_server,

@@ -363,7 +363,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # hour); the restore scan runs every 5 s. Longer than any task may run (processing's hard limit, 75 s) or
 # wait in a worker (countdowns are capped at 60 s: apps/core/enqueue.py), so a live worker's message is
 # not handed out twice. docs/reliability.md measures the recovery.
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     "visibility_timeout": 90,
     "unacked_restore_interval": 5,
     "unacked_restore_throttle": 1,

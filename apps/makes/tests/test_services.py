@@ -1,6 +1,7 @@
 """Services of makes: counters (make_count, like_count) exact under concurrency, moderation and account
 deletion; the upload finalizers."""
 import threading
+from collections.abc import Callable
 
 import pytest
 from django.db import connection
@@ -224,7 +225,7 @@ def test_make_count_stays_exact_under_concurrent_creates_deletes_and_hides():
     thing = ThingFactory()
     makers = UserFactory.create_batch(6)
     existing = [services.make_create(thing=thing, creator=u) for u in makers[:4]]
-    calls = [lambda u=u: services.make_create(thing=thing, creator=u) for u in makers[4:]]
+    calls: list[Callable[[], object]] = [lambda u=u: services.make_create(thing=thing, creator=u) for u in makers[4:]]
     calls += [lambda m=m: services.make_delete(make=m) for m in existing[:2]]
 
     def hide(make):
