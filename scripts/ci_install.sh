@@ -3,8 +3,9 @@
 #
 # - The virtualenv (`make install-test`: .[dev,test] from pyproject.toml) is kept in the cache keyed by a
 #   hash of pyproject.toml, the Makefile's install recipe and the Python version. A hit copies it into the
-#   clone and points its scripts and the editable install at the clone (the same rewrite
-#   /work/wt/mkwt.sh does); a miss installs as before (pip's own wheel cache, ~/.cache/pip, still spares
+#   clone (hard links on the same file system: a second instead of a minute; Python and pip replace
+#   files rather than write into them, so the cache is not changed through them) and points its scripts
+#   and the editable install at the clone (the rewrite /work/wt/mkwt.sh does); a miss installs as before (pip's own wheel cache, ~/.cache/pip, still spares
 #   the downloads) and stores a copy for the next run.
 # - node_modules (`npm ci`) likewise, keyed by package.json, package-lock.json and Node's version.
 # - mypy's incremental cache lives there too (MYPY_CACHE_DIR, exported by .ci/run): it is keyed by file
@@ -43,16 +44,21 @@ store() {  # store DIR as cache entry NAME (atomically; a concurrent run may hav
   mv -T "$tmp" "$cache/$name" 2>/dev/null || rm -rf "$tmp"
 }
 
+copy_entry() {  # hard links when the cache is on the clone's file system (a second), else a copy
+  cp -al "$1" "$2" 2>/dev/null || { rm -rf "$2"; cp -a "$1" "$2"; }
+}
+
 # --- the virtualenv ----------------------------------------------------------------------------------
 venv_entry="$cache/venv-$venv_key"
 if [ -d "$venv_entry" ]; then
   echo "CI install: virtualenv from the cache ($venv_entry)"
-  cp -a "$venv_entry" .venv
+  copy_entry "$venv_entry" .venv
   origin=$(cat .venv/.ci-cache-origin)
   rm -f .venv/.ci-cache-origin
   if [ "$origin" != "$root" ]; then
     # Scripts' shebangs and the editable install (its finder, .pth and direct_url) name the clone.
-    grep -rlIF "$origin/" .venv/bin .venv/lib/python3*/site-packages/__editable__* \
+    # sed -i writes new files: the cache's hard-linked originals stay as they are.
+    grep -rlIF "$origin" .venv/bin .venv/lib/python3*/site-packages/__editable__* \
       .venv/lib/python3*/site-packages/thingyard-*.dist-info 2>/dev/null \
       | xargs -r sed -i "s#$origin/#$root/#g; s#file://$origin\"#file://$root\"#g"
   fi
@@ -71,7 +77,7 @@ fi
 node_entry="$cache/node-$node_key"
 if [ -d "$node_entry" ]; then
   echo "CI install: node_modules from the cache ($node_entry)"
-  cp -a "$node_entry" node_modules
+  copy_entry "$node_entry" node_modules
   rm -f node_modules/.ci-cache-origin
   touch node_modules/.package-lock.json  # the Makefile's stamp: newer than package(-lock).json
 else
