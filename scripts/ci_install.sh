@@ -8,8 +8,8 @@
 #   and the editable install at the clone (the rewrite /work/wt/mkwt.sh does); a miss installs as before (pip's own wheel cache, ~/.cache/pip, still spares
 #   the downloads) and stores a copy for the next run.
 # - node_modules (`npm ci`) likewise, keyed by package.json, package-lock.json and Node's version.
-# - mypy's incremental cache lives there too (MYPY_CACHE_DIR, exported by .ci/run): it is keyed by file
-#   hashes inside, so a stale entry is only rechecked, never trusted.
+# - mypy's cache is not kept: a module that reads a setting was not rechecked when only the settings'
+#   types changed (seen with django-stubs' plugin), and CI must not answer from a stale check.
 #
 # The cache is THINGYARD_CI_CACHE (default ~/.cache/thingyard-ci); THINGYARD_CI_CACHE=off installs from
 # scratch without touching it. Entries are written to a temporary name and renamed, so two runs never
