@@ -14,6 +14,47 @@ from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 pytest_plugins = ["tests.browser.fixtures"]
 
 
+# Under pytest-xdist (`make test`: `-n 2 --dist loadgroup`) these run one after another on one worker,
+# each kind beside the other worker's tests: the fault stack is built once per worker that runs a fault
+# test (a private PostgreSQL, Redis and gunicorn), and two Chromiums drawing WebGL in software at once
+# would starve each other of the 2 cores.
+SERIAL_GROUPS = {"faults": "faults", "browser": "browser"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "caches_off: the request-path caches off for this test (the token row, the fast path, Thing bodies "
+        "and kept pages): a query-count test of the uncached path",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's loadgroup reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "chromium" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+        for marker, group in SERIAL_GROUPS.items():
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
+
+@pytest.fixture
+def caches_off(settings):
+    """The request-path caches off, as the settings of issue 17 allow (0 seconds): every request takes
+    the uncached path. The suite runs with production's cache settings otherwise (config/settings/test.py)."""
+    settings.OAUTH_TOKEN_CACHE_SECONDS = 0
+    settings.THING_BODY_CACHE_SECONDS = 0
+    return settings
+
+
+@pytest.fixture(autouse=True)
+def _caches_off_marker(request):
+    if request.node.get_closest_marker("caches_off") is not None:
+        request.getfixturevalue("caches_off")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -42,8 +83,9 @@ def _object_store(s3_server, django_db_blocker):
     from django.core.files.storage import default_storage, storages
     from django.utils.functional import empty
 
-    storages._storages.pop("default", None)
-    default_storage._wrapped = empty
+    # Django's private caches of the built storages; django-stubs does not declare them.
+    storages._storages.pop("default", None)  # type: ignore[attr-defined]
+    default_storage._wrapped = empty  # type: ignore[attr-defined]
     client = boto3.client(
         "s3",
         endpoint_url=s3_server,

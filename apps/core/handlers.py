@@ -130,7 +130,8 @@ def exception_handler(exc, context):
         message = f"{field}: {first[0]}" if field and field != "non_field_errors" else first[0]
         return error_response(400, message, "VALIDATION_FAILED", errors)
     if isinstance(exc, drf.Throttled):
-        wait = max(1, math.ceil(exc.wait or 0))
+        # DRF sets Throttled.wait in __init__; djangorestframework-stubs does not declare it.
+        wait = max(1, math.ceil(exc.wait or 0))  # type: ignore[attr-defined]
         message = f"API rate limit exceeded. Try again in {wait} seconds."
         return error_response(429, message, "RATE_LIMITED", headers={"Retry-After": str(wait)})
     if isinstance(exc, drf.APIException):

@@ -28,6 +28,12 @@ def _entries():
         yield prefix, os.path.join(root, directory), tuple(names)
 
 
+class _PrefixedStorage(FileSystemStorage):
+    """A storage whose files collectstatic copies under `prefix` (as Django's FileSystemFinder sets it)."""
+
+    prefix: str | None = None
+
+
 class NodeModulesFinder(BaseFinder):
     """Finds `<prefix>/<name>` for each file listed in NODE_STATIC_FILES (nothing else of node_modules)."""
 
@@ -35,7 +41,7 @@ class NodeModulesFinder(BaseFinder):
         self.entries = list(_entries())
         self.storages = {}
         for prefix, directory, _ in self.entries:
-            storage = FileSystemStorage(location=directory)
+            storage = _PrefixedStorage(location=directory)
             storage.prefix = prefix  # collectstatic copies `<name>` to `<prefix>/<name>`
             self.storages[directory] = storage
         super().__init__(*args, **kwargs)

@@ -47,7 +47,8 @@ class ApplicationForm(forms.Form):
         return " ".join(rules.callback_urls_split(self.cleaned_data.get("callback_url", "")))
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # Form.clean returns it; typed Optional for subclasses
         if self.errors:
             return data
         blockers = rules.application_registration_blockers(

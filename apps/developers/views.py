@@ -1,11 +1,12 @@
 """Developer portal pages (server-rendered, session login, CSRF): parse → selector → one service → render."""
 import json
+from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views import View
@@ -61,6 +62,10 @@ def _detail_url(application) -> str:
 
 class OwnedApplicationMixin(LoginRequiredMixin):
     """Loads the URL's app for its owner; anyone else gets 404, never a hint that it exists."""
+
+    # Set by the View this is mixed into.
+    request: HttpRequest
+    kwargs: dict[str, Any]
 
     def get_application(self):
         try:

@@ -229,6 +229,7 @@ class _TokenJoin:
             start += len(names)
             parts.append(model.from_db(connection.alias, names, values) if values[0] is not None else None)
         access_token, user, application, authorization = parts
+        assert access_token is not None  # the statement's first model: its columns are never NULL
         # What select_related would have cached: token.user / token.application cost no query.
         access_token._state.fields_cache["user"] = user
         access_token._state.fields_cache["application"] = application

@@ -5,6 +5,7 @@ choose defaults for values the environment leaves unset, never read it themselve
 """
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import environ
 
@@ -321,7 +322,7 @@ OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
-OAUTH2_PROVIDER = {
+OAUTH2_PROVIDER: dict[str, Any] = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.ThingyardOAuth2Validator",
     "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",
     "ACCESS_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
@@ -369,7 +370,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # hour); the restore scan runs every 5 s. Longer than any task may run (processing's hard limit, 75 s) or
 # wait in a worker (countdowns are capped at 60 s: apps/core/enqueue.py), so a live worker's message is
 # not handed out twice. docs/reliability.md measures the recovery.
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     "visibility_timeout": 90,
     "unacked_restore_interval": 5,
     "unacked_restore_throttle": 1,

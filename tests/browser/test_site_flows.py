@@ -221,7 +221,7 @@ def test_a_designer_creates_a_thing_uploads_an_stl_and_a_photo_sees_it_in_3d_and
         assert any(0 < v < 100 for v in values), f"progress bar {bar} never moved: {sorted(values)}"
     assert page.eval_on_selector_all(".upload-item progress", "bars => bars.map(b => b.value)") == [100, 100]
     file = ThingFile.objects.get(thing=thing)
-    assert file.status == ProcessingStatus.LIVE and file.geometry["triangles"] == 64 * 32 * 2
+    assert file.status == ProcessingStatus.LIVE and file.geometry and file.geometry["triangles"] == 64 * 32 * 2
     assert Image.objects.get(thing=thing, source_file=None).status == ProcessingStatus.LIVE
     # The file list followed without a reload: live, with its size, triangles and bounding box.
     row = page.locator(f"#file-{file.pk}")

@@ -39,6 +39,7 @@ def log_output():
     """What the configured console handler (config/settings/base.py LOGGING) writes, DEBUG everywhere."""
     root = logging.getLogger()
     console = next(h for h in root.handlers if any(isinstance(f, RedactingFilter) for f in h.filters))
+    assert isinstance(console, logging.StreamHandler)
     stream = io.StringIO()
     previous_stream = console.setStream(stream)
     saved = {name: logging.getLogger(name).level for name in LOGGERS}

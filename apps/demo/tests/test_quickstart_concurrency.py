@@ -142,7 +142,9 @@ def quick_start(tmp_path, s3_server):
         "PYTHONUNBUFFERED": "1",
     }
     _run(env, "migrate", "--noinput")
-    token = re.search(r"access token:\s+(\w+)", _run(env, "seed_demo")).group(1)
+    seeded = re.search(r"access token:\s+(\w+)", _run(env, "seed_demo"))
+    assert seeded is not None, "seed_demo printed no access token"
+    token = seeded.group(1)
     web = _start(env, [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
                  tmp_path / "web.log")
     worker = _start(env, [sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--pool=solo",
@@ -167,14 +169,15 @@ def quick_start(tmp_path, s3_server):
 
 def test_the_web_process_and_the_worker_write_at_once_without_a_single_503(quick_start, capsys):
     base, token, worker_log = quick_start
-    statuses, lock, failures = Counter(), threading.Lock(), []
+    statuses: Counter[int] = Counter()
+    lock, failures = threading.Lock(), list[str]()
     setup = Client(base, token, statuses, lock, failures)
     others = [t["id"] for t in setup.call("GET", "/newest/", params={"per_page": 100}).json()
               if t["creator"]["name"] != "demo"]
     upload_thing = setup.call("POST", "/things/", json={"name": "Uploads under load"}).json()["id"]
     assert others and upload_thing
 
-    stop, uploaded, errors = threading.Event(), [], []
+    stop, uploaded, errors = threading.Event(), list[int](), list[str]()
 
     def guarded(target, **kwargs):
         def run():

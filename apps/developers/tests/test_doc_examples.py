@@ -37,6 +37,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -211,7 +212,7 @@ class Setup:
         headers.json and body.bin for the verifier to check."""
         from apps.webhooks.services import webhook_ping
 
-        received = {}
+        received: dict[str, Any] = {}
 
         class Receiver(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
