@@ -136,6 +136,9 @@ class AuthorizeView(AuthorizationView):
         if application is not None:
             context["owner"] = application.user
             context["user_limit"] = rules.application_user_limit()
+        # docs/security.md (issue 22, finding 1): the page names exactly what the token will allow.
+        if "scopes" in context:
+            context["scopes_descriptions"] = rules.scope_descriptions(" ".join(context["scopes"]))
         # The consent page names where the browser goes next (the registered callback it was given).
         context["redirect_host"] = rules.redirect_host(context.get("redirect_uri") or "")
         return context
