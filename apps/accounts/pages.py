@@ -6,12 +6,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts import links, selectors, services
 from apps.accounts.forms import MessageForm, ProfileForm, SignupForm
-from apps.core.site import apply_errors
+from apps.core.site import apply_errors, safe_next
 from apps.accounts.profiles import profile_tabs
 from apps.core.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
 from apps.core.site import paginate
@@ -52,12 +51,7 @@ def profile_page(request, username, tab=None):
 
 
 def _safe_next(request) -> str:
-    target = request.POST.get("next") or request.GET.get("next") or ""
-    if url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return ACCOUNT_HOME
+    return safe_next(request, ACCOUNT_HOME)
 
 
 @require_http_methods(["GET", "POST"])

@@ -24,6 +24,7 @@ from oauth2_provider.views import AuthorizationView, RevokeTokenView, TokenView
 from oauth2_provider.views.mixins import OAuthLibMixin
 
 from apps.core.api import auth_url
+from apps.core.site import SafeNextMixin
 from apps.core.views import json_error
 from apps.oauth import rules, selectors, services
 from apps.oauth.backends import MalformedBody, request_params
@@ -326,7 +327,7 @@ class AuthorizedAppRevokeView(LoginRequiredMixin, View):
         return redirect("oauth:authorized-apps")
 
 
-class LoginView(auth_views.LoginView):
+class LoginView(SafeNextMixin, auth_views.LoginView):
     """GET/POST /login/: Django's log-in page with the failed-login throttle (docs/security.md, finding 7).
 
     A refused attempt while the account or the address is locked answers 429 with Retry-After and says
@@ -341,3 +342,7 @@ class LoginView(auth_views.LoginView):
             response.status_code = 429
             response["Retry-After"] = str(form.throttled_seconds)
         return response
+
+
+class LogoutView(SafeNextMixin, auth_views.LogoutView):
+    """POST /logout/: Django's, with `next` read as every page reads it (apps.core.site.next_path)."""
