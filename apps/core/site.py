@@ -16,6 +16,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
+from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from apps.core.exceptions import DomainError
@@ -47,6 +48,15 @@ def next_path(request) -> str:
     ):
         return ""
     return target
+
+
+def no_store(response: HttpResponse) -> HttpResponse:
+    """A page showing a credential (docs/security.md, issue 22 finding 9): no cache anywhere keeps it,
+    HTTP/1.0 ones included (`Pragma`)."""
+    add_never_cache_headers(response)
+    response["Cache-Control"] = "no-store, no-cache, must-revalidate, private, max-age=0"
+    response["Pragma"] = "no-cache"
+    return response
 
 
 def safe_next(request, default: str) -> str:
