@@ -11,6 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.accounts import links, selectors, services
 from apps.accounts.forms import MessageForm, ProfileForm, SignupForm
 from apps.core.site import apply_errors, safe_next
+from apps.core.throttle import client_address
 from apps.accounts.profiles import profile_tabs
 from apps.core.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
 from apps.core.site import paginate
@@ -59,27 +60,35 @@ def signup(request):
     if request.user.is_authenticated:
         return redirect(_safe_next(request))
     form = SignupForm(request.POST or None)
+    retry_after = 0
     if request.method == "POST" and form.is_valid():
         try:
             user = services.user_register(
                 username=form.cleaned_data["username"],
                 email=form.cleaned_data["email"],
                 password=form.cleaned_data["password1"],
+                address=client_address(request.META),
             )
         except ValidationFailed as exc:
             apply_errors(
                 form, {("password1" if k == "password" else k): v for k, v in (exc.errors or {}).items()}
             )
+        except RateLimited as exc:
+            form.add_error(None, exc.message)
+            retry_after = exc.retry_after
         else:
             # Explicit backend: other apps may add authentication backends later.
             login(request, user, backend="apps.oauth.auth_backends.ThrottledModelBackend")
             return redirect(_safe_next(request))
-    return render(
+    response = render(
         request,
         "accounts/signup.html",
         {"form": form, "next": _safe_next(request)},
-        status=400 if form.errors else 200,
+        status=429 if retry_after else 400 if form.errors else 200,
     )
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 @login_required
