@@ -1,9 +1,6 @@
 """Developer portal pages (server-rendered, session login, CSRF): parse → selector → one service → render."""
-import base64
 import json
 from urllib.parse import urlencode
-
-from cryptography.fernet import Fernet, InvalidToken
 
 from django.conf import settings
 from django.contrib import messages
@@ -11,10 +8,10 @@ from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.crypto import salted_hmac
 from django.views import View
 
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
+from apps.core.sealing import seal, unseal
 from apps.core.site import no_store
 from apps.developers import rules, selectors, services
 from apps.developers.forms import ApplicationEditForm, ApplicationForm, ApplicationLogoForm, DeliveryFilterForm
@@ -22,9 +19,9 @@ from apps.webhooks import selectors as webhook_selectors
 from apps.webhooks import services as webhook_services
 
 # Between the POST that made a client secret or read-only token and the one page that shows it, the
-# session holds it sealed (docs/security.md, issue 22 finding 8): Fernet-encrypted under a key derived from
-# SECRET_KEY, readable for ONE_TIME_SECONDS, then removed by the page that shows it. The session table
-# (kept two weeks) never holds a usable credential.
+# session holds it sealed (docs/security.md, issue 22 finding 8; apps.core.sealing: encrypted under a key
+# derived from SECRET_KEY), readable for ONE_TIME_SECONDS, then removed by the page that shows it. The
+# session table (kept two weeks) never holds a usable credential.
 ONE_TIME_SECRET_SESSION_KEY = "developers:one_time_client_secret"
 ONE_TIME_TOKEN_SESSION_KEY = "developers:one_time_readonly_token"
 ONE_TIME_SECONDS = 600
@@ -32,14 +29,8 @@ ONE_TIME_SECONDS = 600
 LIVE_DELIVERY_STATES = ("pending", "sending")
 
 
-def _sealer() -> Fernet:
-    key = salted_hmac("apps.developers.one-time-credential", "fernet", algorithm="sha256").digest()
-    return Fernet(base64.urlsafe_b64encode(key))
-
-
 def _stash_secret(request, application, secret: str, *, key: str = ONE_TIME_SECRET_SESSION_KEY) -> None:
-    sealed = _sealer().encrypt(secret.encode("utf-8")).decode("ascii")
-    request.session[key] = {"application": application.pk, "sealed": sealed}
+    request.session[key] = {"application": application.pk, "sealed": seal(secret, purpose=key)}
 
 
 def _pop_secret(request, application, *, key: str = ONE_TIME_SECRET_SESSION_KEY) -> str | None:
@@ -47,10 +38,8 @@ def _pop_secret(request, application, *, key: str = ONE_TIME_SECRET_SESSION_KEY)
     if not stash or stash.get("application") != application.pk:
         return None
     del request.session[key]
-    try:
-        return _sealer().decrypt(str(stash.get("sealed", "")).encode("ascii"), ttl=ONE_TIME_SECONDS).decode("utf-8")
-    except (InvalidToken, UnicodeError):
-        return None  # too old, from another SECRET_KEY, or a session from before sealing
+    # None when too old, sealed under another SECRET_KEY, or a session from before sealing.
+    return unseal(str(stash.get("sealed", "")), purpose=key, max_age_seconds=ONE_TIME_SECONDS)
 
 
 def _delivery_log_context(request, application) -> dict:
