@@ -69,8 +69,8 @@ class SafeNextMixin:
 
     request: HttpRequest
 
-    def get_redirect_url(self):
-        return next_path(self.request)
+    def get_redirect_url(self, request: HttpRequest | None = None) -> str:
+        return next_path(request or self.request)
 
 
 def done(request, *, message: str = "", data: dict | None = None, next_url: str):

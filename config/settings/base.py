@@ -332,6 +332,10 @@ OAUTH2_PROVIDER = {
     "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
     # Public clients must use PKCE; ThingyardOAuth2Validator.is_pkce_required decides per client.
     "PKCE_REQUIRED": False,
+    # docs/security.md (issue 22, finding 6): access and refresh tokens are stored as their SHA-256
+    # checksum only (RFC 9700 §4); the `token` column stays empty (apps.oauth.signals for the project's
+    # own tokens).
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
     "SCOPES": {"read": "Read your data", "write": "Change your data"},
     "DEFAULT_SCOPES": ["read", "write"],
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],

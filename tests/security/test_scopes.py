@@ -25,7 +25,7 @@ from tests.security.test_idor import CREATES_OWN, OPEN_TO_OTHERS, OWNER_ONLY, Op
 WWW_AUTHENTICATE = 'Bearer error="insufficient_scope", scope="write"'
 REGISTERED = "https://app.example.com/callback"
 
-CREATE_BODIES = {
+CREATE_BODIES: dict[str, dict] = {
     "POST /collections/": {"name": "Mine", "description": "x"},
     "POST /comments/": {"body": "Nice", "target_type": "thing", "target_id": 0},
     "POST /groups/": {"name": "Mine", "description": "x"},

@@ -20,6 +20,7 @@ from apps.oauth.tests.flow import (
     redirect_params,
     token_params,
 )
+from apps.oauth.selectors import token_checksum
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
@@ -165,7 +166,7 @@ def test_the_implicit_flow_puts_a_bearer_token_in_the_fragment(application, brow
     assert HEX32.match(params["access_token"])
     assert params["state"] == "s1"
     assert "refresh_token" not in params
-    token = get_access_token_model().objects.get(token=params["access_token"])
+    token = get_access_token_model().objects.get(token_checksum=token_checksum(params["access_token"]))
     assert token.application == application
 
 
