@@ -204,7 +204,7 @@ class AuthorizeView(AuthorizationView):
         return self.redirect(uri, application)
 
     def _deny(self, application, redirect_uri: str, response_type: str | None, state: str | None):
-        params = {"error": "access_denied"}
+        params = {"error": "access_denied", "iss": settings.AUTH_BASE_URL}  # RFC 9207, as DOT's answers
         if state:
             params["state"] = state
         parts = urlsplit(redirect_uri)
@@ -290,6 +290,8 @@ class ServerMetadataView(View):
                 "token_endpoint_auth_methods_supported": auth_methods,
                 "revocation_endpoint_auth_methods_supported": auth_methods,
                 "scopes_supported": sorted(settings.OAUTH2_PROVIDER.get("SCOPES", {})),
+                # RFC 9207 (docs/security.md, issue 22): every authorization response carries `iss`.
+                "authorization_response_iss_parameter_supported": True,
             }
         )
 
