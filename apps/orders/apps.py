@@ -11,4 +11,5 @@ class OrdersConfig(AppConfig):
 
         from apps.orders.checks import payment_backend_check
 
-        checks.register(payment_backend_check, checks.Tags.security)
+        # "startup": config/wsgi.py runs these before the web process serves anything.
+        checks.register(payment_backend_check, checks.Tags.security, "startup")

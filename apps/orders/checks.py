@@ -1,6 +1,6 @@
 """Production refuses a payment backend that charges nobody unless a setting says so (docs/security.md,
 issue 22): a system check error (`manage.py check`, `migrate`, `runserver`) and, in the web process, a
-startup error (config/wsgi.py)."""
+startup error (config/wsgi.py runs the checks tagged "startup")."""
 from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured

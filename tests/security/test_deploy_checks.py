@@ -65,5 +65,14 @@ def test_an_unimportable_backend_is_an_error(settings):
     assert [problem.id for problem in payment_backend_problems()] == ["orders.E002"]
 
 
-def test_config_wsgi_runs_the_payment_check():
-    assert "payment_backend_refuse_unless_allowed()" in (ROOT / "config" / "wsgi.py").read_text()
+def test_the_web_process_does_not_start_with_the_test_backend_unless_allowed():
+    """config/wsgi.py, as gunicorn loads it, under production settings."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PAYMENT_", "DJANGO_"))}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings.production", DJANGO_SECRET_KEY=secrets.token_urlsafe(50))
+    load = [sys.executable, "-c", "import config.wsgi"]
+    refused = subprocess.run(load, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert refused.returncode != 0
+    assert "orders.E001" in refused.stderr and "PAYMENT_ALLOW_TEST_BACKEND" in refused.stderr
+    allowed = subprocess.run(load, cwd=ROOT, env={**env, "PAYMENT_ALLOW_TEST_BACKEND": "true"},
+                             capture_output=True, text=True, timeout=240)
+    assert allowed.returncode == 0, allowed.stderr[-2000:]
