@@ -401,3 +401,16 @@ def test_a_refresh_token_that_was_not_replayed_keeps_working(app, browser):
     third = _refresh(app, second["refresh_token"])
     assert third.status_code == 200
     assert _api_status(parse_form(third)["access_token"]) == 200
+
+
+# --- RFC 9207 / RFC 9700 §4.4: the issuer in every authorization response (issue 22) -----------------------
+
+
+@pytest.mark.parametrize("response_type", ["code", "token"])
+def test_every_authorization_response_names_the_issuer_the_metadata_publishes(app, browser, response_type):
+    issuer = Client().get("/.well-known/oauth-authorization-server").json()
+    assert issuer["authorization_response_iss_parameter_supported"] is True
+    params = redirect_params(consent(browser, app, response_type=response_type, redirect_uri=REGISTERED))
+    assert params["iss"] == issuer["issuer"]
+    denied = redirect_params(consent(browser, app, allow=False, response_type=response_type, redirect_uri=REGISTERED))
+    assert denied["error"] == "access_denied" and denied["iss"] == issuer["issuer"]

@@ -184,7 +184,8 @@ def test_the_implicit_flow_is_refused_for_mobile_and_desktop_apps(browser, app_t
 def test_deny_redirects_with_access_denied_and_state(application, browser):
     response = consent(browser, application, allow=False, state="st")
     params = redirect_params(response)
-    assert params == {"error": "access_denied", "state": "st"}
+    # RFC 9207: the issuer comes back on errors too (docs/security.md, issue 22).
+    assert params == {"error": "access_denied", "state": "st", "iss": "http://testserver"}
     assert response["Location"].startswith("https://app.example.com/callback?")
 
 
