@@ -12,7 +12,7 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from apps.core.exceptions import SHORT_REASONS, DomainError, RateLimited, ServiceUnavailable
+from apps.core.exceptions import SHORT_REASONS, DomainError, InsufficientScope, RateLimited, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +112,8 @@ def exception_handler(exc, context):
         service_unavailable_log(context.get("request"), exc)
         retry = {"Retry-After": str(unavailable.retry_after)}
         return error_response(503, unavailable.message, unavailable.error_type, headers=retry)
+    if isinstance(exc, InsufficientScope):
+        return error_response(403, exc.message, exc.error_type, headers={"WWW-Authenticate": exc.www_authenticate})
     if isinstance(exc, DomainError):
         return error_response(exc.status_code, exc.message, exc.error_type, exc.errors)
     if isinstance(exc, Http404):

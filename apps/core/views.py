@@ -18,10 +18,13 @@ from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from apps.core.exceptions import InsufficientScope
 from apps.core.handlers import error_body, service_unavailable_from, service_unavailable_log, x_error_header
+from apps.core.permissions import WRITE_SCOPE, scope_allows_write
 from apps.core.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
 from apps.core.ratelimit import RateLimitState, rate_limit_hit, rate_limit_key
 from apps.core.statuses import success_status_apply
@@ -34,7 +37,8 @@ class ApiView(APIView):
     1. Authentication (REST_FRAMEWORK's authentication class, apps.oauth): no token, or an unusable one.
     2. The rate limit (spec §8, docs/decisions.md: Rate limit): every authenticated request counts once, per
        (application, user); over the limit is a 429, whatever the permissions would have said.
-    3. Permissions (IsTokenUser by default): 401 anonymous, 403 for an app's read-only token.
+    3. Permissions (IsTokenUser by default): 401 anonymous, 403 for an app's read-only token; then the
+       token's scope: an unsafe method needs `write` (403 INSUFFICIENT_SCOPE, docs/decisions.md: Scopes).
     4. The handler. On the way out, a success takes the status the wire carries (apps.core.statuses:
        200 for any 2xx but 202), every answer after authentication, errors included, carries the
        rate-limit headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
@@ -62,6 +66,16 @@ class ApiView(APIView):
         self.perform_authentication(request)
         self.check_rate_limit(request)
         self.check_permissions(request)
+        self.check_scope(request)
+
+    def check_scope(self, request) -> None:
+        """docs/security.md (issue 22, finding 1): every unsafe method of every API view needs a token
+        with the `write` scope. Reads never reach this for writes: apps.oauth.fastpath answers GETs only."""
+        token = request.auth
+        if token is None or request.method in SAFE_METHODS:
+            return
+        if not scope_allows_write(getattr(token, "scope", "")):
+            raise InsufficientScope(WRITE_SCOPE)
 
     def check_rate_limit(self, request) -> None:
         token = request.auth

@@ -149,21 +149,16 @@ def demo_seed() -> DemoSummary:
     things = demo_seed_things(users=users)
     demo_seed_comments(users=users, things=things)
 
-    AccessToken = get_access_token_model()
+    # Tokens are stored as their checksum only (docs/security.md, issue 22 finding 6): a run prints a
+    # fresh one; any earlier one keeps working until it expires.
     demo = users["demo"]
-    token = (
-        AccessToken.objects.filter(user=demo, application=app, expires__gt=timezone.now() + timedelta(days=1))
-        .order_by("-expires")
-        .first()
+    token = get_access_token_model().objects.create(
+        user=demo,
+        application=app,
+        token=generate_token(),
+        expires=timezone.now() + timedelta(days=365),
+        scope="read write",
     )
-    if token is None:
-        token = AccessToken.objects.create(
-            user=demo,
-            application=app,
-            token=generate_token(),
-            expires=timezone.now() + timedelta(days=365),
-            scope="read write",
-        )
     return DemoSummary(
         username=demo.username,
         password=DEMO_PASSWORD,

@@ -12,21 +12,26 @@ from django.urls import reverse
 from django.views import View
 
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
+from apps.core.sealing import seal, unseal
+from apps.core.site import no_store
 from apps.developers import rules, selectors, services
 from apps.developers.forms import ApplicationEditForm, ApplicationForm, ApplicationLogoForm, DeliveryFilterForm
 from apps.webhooks import selectors as webhook_selectors
 from apps.webhooks import services as webhook_services
 
-# A plain client secret or read-only token lives here between the POST that made it and the one page
-# that shows it.
+# Between the POST that made a client secret or read-only token and the one page that shows it, the
+# session holds it sealed (docs/security.md, issue 22 finding 8; apps.core.sealing: encrypted under a key
+# derived from SECRET_KEY), readable for ONE_TIME_SECONDS, then removed by the page that shows it. The
+# session table (kept two weeks) never holds a usable credential.
 ONE_TIME_SECRET_SESSION_KEY = "developers:one_time_client_secret"
 ONE_TIME_TOKEN_SESSION_KEY = "developers:one_time_readonly_token"
+ONE_TIME_SECONDS = 600
 # Deliveries whose row may still change: the page polls the log while one is shown.
 LIVE_DELIVERY_STATES = ("pending", "sending")
 
 
 def _stash_secret(request, application, secret: str, *, key: str = ONE_TIME_SECRET_SESSION_KEY) -> None:
-    request.session[key] = {"application": application.pk, "secret": secret}
+    request.session[key] = {"application": application.pk, "sealed": seal(secret, purpose=key)}
 
 
 def _pop_secret(request, application, *, key: str = ONE_TIME_SECRET_SESSION_KEY) -> str | None:
@@ -34,7 +39,8 @@ def _pop_secret(request, application, *, key: str = ONE_TIME_SECRET_SESSION_KEY)
     if not stash or stash.get("application") != application.pk:
         return None
     del request.session[key]
-    return stash.get("secret")
+    # None when too old, sealed under another SECRET_KEY, or a session from before sealing.
+    return unseal(str(stash.get("sealed", "")), purpose=key, max_age_seconds=ONE_TIME_SECONDS)
 
 
 def _delivery_log_context(request, application) -> dict:
@@ -128,7 +134,8 @@ def _render_detail(request, application, form, *, status=200, logo_form=None):
         "readonly_token": selectors.application_readonly_token_get(application=application),
         "readonly_scope": rules.READONLY_TOKEN_SCOPE,
     }
-    return render(request, "developers/app_detail.html", context, status=status)
+    # The page shows the webhook signing secret, and once a new client secret or read-only token (#9).
+    return no_store(render(request, "developers/app_detail.html", context, status=status))
 
 
 class ApplicationDetailView(OwnedApplicationMixin, View):

@@ -46,14 +46,18 @@ def scope_merge(granted: str, more: str) -> str:
 
 
 def scope_descriptions(scope: str) -> list[str]:
-    """What a scope list lets an app do, in plain words (settings: OAUTH2_PROVIDER's SCOPES).
+    """What a token of this scope list lets an app do, in plain words (settings: OAUTH2_PROVIDER's
+    SCOPES), reading first: exactly what the API enforces (docs/decisions.md: Scopes, round 3).
 
-    An empty list is the default grant (docs/decisions.md: OAuth): every app gets DEFAULT_SCOPES.
+    Every token reads; `write` (or no scope at all: the default grant of both) also changes. Other names
+    are listed as they are described.
     """
     provider: dict = settings.OAUTH2_PROVIDER
-    names = scope.split() or list(provider.get("DEFAULT_SCOPES", []))
     described: dict = provider.get("SCOPES", {})
-    return [described.get(name, name) for name in sorted(set(names))]
+    names = set(scope.split()) or set(provider.get("DEFAULT_SCOPES", []))
+    names.add("read")
+    ordered = ["read", "write"] + sorted(names - {"read", "write"})
+    return [described.get(name, name) for name in ordered if name in names]
 
 
 def redirect_host(uri: str) -> str:

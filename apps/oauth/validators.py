@@ -38,6 +38,13 @@ def _grant_gone_is_invalid_grant(request):
         raise errors.InvalidGrantError(request=request) from None
 
 
+def pkce_required_for_client(client_id) -> bool:
+    """OAUTH2_PROVIDER["PKCE_REQUIRED"] (through config/settings/base.py): docs/decisions.md, PKCE is never
+    required of confidential clients; public ones cannot keep a secret."""
+    client = selectors.application_get_by_client_id(client_id=client_id if isinstance(client_id, str) else "")
+    return client is not None and client.client_type == AbstractApplication.CLIENT_PUBLIC
+
+
 class ThingyardOAuth2Validator(OAuth2Validator):
     """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay."""
 
@@ -92,9 +99,8 @@ class ThingyardOAuth2Validator(OAuth2Validator):
         return False
 
     def is_pkce_required(self, client_id, request):
-        # docs/decisions.md: PKCE is never required of confidential clients; public ones cannot keep a secret.
-        client = self._load_application(client_id, request)
-        return client is not None and client.client_type == AbstractApplication.CLIENT_PUBLIC
+        # DOT's own: settings.OAUTH2_PROVIDER["PKCE_REQUIRED"] is pkce_required_for_client below.
+        return super().is_pkce_required(client_id, request)
 
     def save_authorization_code(self, client_id, code, request, *args, **kwargs):
         # Metadata advertises S256 only; `plain` (also oauthlib's default when the method is omitted)

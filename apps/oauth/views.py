@@ -24,6 +24,7 @@ from oauth2_provider.views import AuthorizationView, RevokeTokenView, TokenView
 from oauth2_provider.views.mixins import OAuthLibMixin
 
 from apps.core.api import auth_url
+from apps.core.site import SafeNextMixin
 from apps.core.views import json_error
 from apps.oauth import rules, selectors, services
 from apps.oauth.backends import MalformedBody, request_params
@@ -136,6 +137,9 @@ class AuthorizeView(AuthorizationView):
         if application is not None:
             context["owner"] = application.user
             context["user_limit"] = rules.application_user_limit()
+        # docs/security.md (issue 22, finding 1): the page names exactly what the token will allow.
+        if "scopes" in context:
+            context["scopes_descriptions"] = rules.scope_descriptions(" ".join(context["scopes"]))
         # The consent page names where the browser goes next (the registered callback it was given).
         context["redirect_host"] = rules.redirect_host(context.get("redirect_uri") or "")
         return context
@@ -200,7 +204,7 @@ class AuthorizeView(AuthorizationView):
         return self.redirect(uri, application)
 
     def _deny(self, application, redirect_uri: str, response_type: str | None, state: str | None):
-        params = {"error": "access_denied"}
+        params = {"error": "access_denied", "iss": settings.AUTH_BASE_URL}  # RFC 9207, as DOT's answers
         if state:
             params["state"] = state
         parts = urlsplit(redirect_uri)
@@ -286,6 +290,8 @@ class ServerMetadataView(View):
                 "token_endpoint_auth_methods_supported": auth_methods,
                 "revocation_endpoint_auth_methods_supported": auth_methods,
                 "scopes_supported": sorted(settings.OAUTH2_PROVIDER.get("SCOPES", {})),
+                # RFC 9207 (docs/security.md, issue 22): every authorization response carries `iss`.
+                "authorization_response_iss_parameter_supported": True,
             }
         )
 
@@ -323,7 +329,7 @@ class AuthorizedAppRevokeView(LoginRequiredMixin, View):
         return redirect("oauth:authorized-apps")
 
 
-class LoginView(auth_views.LoginView):
+class LoginView(SafeNextMixin, auth_views.LoginView):
     """GET/POST /login/: Django's log-in page with the failed-login throttle (docs/security.md, finding 7).
 
     A refused attempt while the account or the address is locked answers 429 with Retry-After and says
@@ -338,3 +344,7 @@ class LoginView(auth_views.LoginView):
             response.status_code = 429
             response["Retry-After"] = str(form.throttled_seconds)
         return response
+
+
+class LogoutView(SafeNextMixin, auth_views.LogoutView):
+    """POST /logout/: Django's, with `next` read as every page reads it (apps.core.site.next_path)."""
