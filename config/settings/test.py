@@ -1,6 +1,6 @@
 """Test settings: the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL, default the local servers)."""
 from .base import *  # noqa: F401,F403
-from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, POSTGRESQL_ENGINE, REDIS_URL, env
+from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, POSTGRESQL_ENGINE, REDIS_URL, cache_key_prefix, env
 
 DATABASES = {"default": env.db_url_config(DATABASE_URL or "postgres://postgres@127.0.0.1:5432/thingyard")}
 DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
@@ -11,8 +11,10 @@ CACHES = {
         "BACKEND": "apps.core.cache.FailOpenRedisCache",
         "LOCATION": _redis,
         "OPTIONS": CACHE_REDIS_OPTIONS,
+        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(DATABASES["default"]),
     }
 }
+CACHE_KEY_PREFIX = CACHES["default"]["KEY_PREFIX"]
 CELERY_BROKER_URL = _redis
 # The request-path caches of issue 17 are off by default in tests, so the query-count tests keep counting
 # every statement a request can send (a cached token or Thing body would hide the statements it saves);
