@@ -79,7 +79,7 @@ def thing_queryset(*, viewer) -> QuerySet:
 # What ThingShortSerializer shows (docs/decisions.md: the shorter Thing of lists), and nothing more: lists
 # skip the per-viewer annotations and the long text columns of the detail view.
 SHORT_THING_FIELDS = (
-    "id", "name", "is_published", "is_hidden", "is_wip", "like_count", "added", "creator",
+    "id", "name", "is_published", "is_hidden", "is_private", "is_wip", "like_count", "added", "version", "creator",
     "creator__username", "creator__first_name", "creator__last_name", "creator__avatar",
 )
 
@@ -266,16 +266,18 @@ def thing_list_newest(*, viewer) -> QuerySet:
 
 
 def thing_list_ids_compiled(name: str) -> CompiledIds | None:
-    """The ids statement of a public list for any viewer who is not staff, compiled once per process
+    """The (id, version) statement of a public list for any viewer who is not staff, compiled once per process
     (apps.core.compiled): /newest/ and /featured/, whose SQL carries no per-request value. None for
     another list (/popular/ depends on the time)."""
     return _LIST_IDS.get(name)
 
 
 def _ids_of(build) -> CompiledIds:
+    """(id, version) pairs of the list, in order: the page's ids, and what its kept page is validated by
+    (bodies.list_page_cached)."""
     def ids() -> QuerySet:
         with thing_ids_only():
-            return build(viewer=None).values_list("pk", flat=True)
+            return build(viewer=None).values_list("pk", "version")
 
     return CompiledIds(ids)
 

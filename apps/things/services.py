@@ -10,7 +10,6 @@ from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remov
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.core.licenses import THING_LICENSES
 from apps.things import counters, rules, selectors
-from apps.things.bodycache import thing_body_changed
 from apps.things.hooks import thing_index_forget, thing_index_sync, thing_reindex
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
 from apps.things.events import thing_event, thing_gone_event
@@ -288,8 +287,7 @@ def thing_likes_release_for_user(*, user) -> None:
 def thing_toggle_watch(*, user, thing: Thing) -> bool:
     """spec §3 toggle-watch: watching ↔ not watching. Returns whether the user now watches the Thing."""
     with transaction.atomic():
-        # The viewer's cached is_watched (apps.things.bodycache) rides on the Thing's version.
-        thing_body_changed(thing_ids=[thing.pk])
+        # The viewer's is_watched is read per request (apps.things.bodycache.thing_state), never cached.
         deleted, _ = Watch.objects.filter(user=user, thing=thing).delete()
         if deleted:
             return False
