@@ -21,10 +21,11 @@ from apps.things.models import Like, Tag, Thing, ThingTag, Watch
 
 
 def thing_visible_q(viewer, *, prefix: str = "") -> Q:
-    """Things `viewer` may see: published or their own, and never hidden (staff see hidden ones).
+    """Things `viewer` may see: published and not private, or their own; never hidden (staff see hidden
+    ones). A private Thing (issue 22 #5) is its creator's alone, staff included.
 
     `prefix` walks a relation to the Thing ("thing__" from a collection or group entry)."""
-    visible = Q(**{f"{prefix}is_published": True})
+    visible = Q(**{f"{prefix}is_published": True, f"{prefix}is_private": False})
     uid = viewer_id(viewer)
     if uid is not None:
         visible |= Q(**{f"{prefix}creator_id": uid})
@@ -32,9 +33,10 @@ def thing_visible_q(viewer, *, prefix: str = "") -> Q:
 
 
 def thing_public_q(viewer=None, *, prefix: str = "") -> Q:
-    """Things of the public lists and their counters: published and not hidden (staff see hidden ones).
-    Without a viewer (the admin's counters), hidden Things are left out as for the public."""
-    return Q(**{f"{prefix}is_published": True}) & visible_q(viewer, prefix=prefix)
+    """Things of the public lists and their counters: published, not private and not hidden (staff see
+    hidden ones, never private ones). Without a viewer (the admin's counters), hidden Things are left out
+    as for the public."""
+    return Q(**{f"{prefix}is_published": True, f"{prefix}is_private": False}) & visible_q(viewer, prefix=prefix)
 
 
 _IDS_ONLY: ContextVar[bool] = ContextVar("things_ids_only", default=False)
@@ -110,12 +112,13 @@ def thing_list_published(*, viewer) -> QuerySet:
 
 def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
     """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid, deleted or hidden by a
-    moderator → 404 (hidden: for everyone but staff, the creator included)."""
+    moderator → 404 (hidden: for everyone but staff, the creator included); private → 404 for anyone but
+    its creator (issue 22 #5)."""
     thing_id = id_or_404(thing_id)
     found = _thing_statement(detail=detail, viewer=viewer).objects(thing_id, *_viewer_values(viewer))
     thing = found[0] if found else None
-    if thing is None:
-        raise NotFound()
+    if thing is None or (thing.is_private and not rules.thing_is_owner(viewer, thing)):
+        raise NotFound()  # a private Thing is its creator's alone: to anyone else it does not exist
     if not thing.is_published:
         if viewer_id(viewer) is None:
             raise NotAuthenticated()
@@ -160,7 +163,7 @@ def thing_get_any(thing_id, *, viewer) -> Thing:
     hidden by a moderator (staff excepted)."""
     thing_id = id_or_404(thing_id)
     thing = _with_tag_names(thing_queryset(viewer=viewer)).filter(visible_q(viewer), pk=thing_id).first()
-    if thing is None:
+    if thing is None or (thing.is_private and not rules.thing_is_owner(viewer, thing)):
         raise NotFound()
     return thing
 
