@@ -21,45 +21,79 @@ from apps.things.serializers import ThingSerializer, ThingShortSerializer
 
 
 def thing_detail_data(thing_id, *, viewer, request) -> dict:
-    """GET /things/{id}/'s body for `viewer`: the cached public body plus the viewer's own fields when the
-    database says it is current (bodycache.thing_state), or (a miss, a Thing not everyone may see, the
-    cache off) the body built as before, kept for the next reader when everyone may see it."""
-    if not cache_seconds():
-        thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer)
-        return ThingSerializer(thing, context={"request": request}).data
-    tid = id_or_404(thing_id)
+    """GET /things/{id}/'s body for `viewer` (thing_detail_answer without its ETag)."""
+    return thing_detail_answer(thing_id, viewer=viewer, request=request)[0]
+
+
+def thing_detail_answer(thing_id, *, viewer, request) -> tuple[dict, str]:
+    """(body, ETag) of GET /things/{id}/ for `viewer`: the cached public body plus the viewer's own fields
+    when the database says it is current (bodycache.thing_state), or (a miss, a Thing not everyone may
+    see, the cache off) the body built as before, kept for the next reader when everyone may see it."""
     uid = viewer_id(viewer)
-    entry = cache.get(body_key(tid))
-    if entry is not None:
-        state = thing_state(tid, uid)
-        if state is not None and state[1] and entry[0] == state[0]:
-            data = dict(entry[1])
-            if uid is not None:
-                data["is_liked"], data["is_watched"] = state[2], state[3]
-            return data
-    thing = selectors.thing_get_for_viewer(tid, viewer=viewer)
+    if cache_seconds():
+        tid = id_or_404(thing_id)
+        entry = cache.get(body_key(tid))
+        if entry is not None:
+            state = thing_state(tid, uid)
+            if state is not None and state[1] and entry[0] == state[0]:
+                data = dict(entry[1])
+                if uid is not None:
+                    data["is_liked"], data["is_watched"] = state[2], state[3]
+                return data, thing_etag(state[0], data["is_liked"], data["is_watched"])
+    thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer)
     data = ThingSerializer(thing, context={"request": request}).data
-    if thing.is_published and not thing.is_hidden and not thing.is_private:
+    if cache_seconds() and thing.is_published and not thing.is_hidden and not thing.is_private:
         public = {**data, "is_liked": False, "is_watched": False}
-        cache.set(body_key(tid), (thing.version, public, _rendered_public(public)), timeout=cache_seconds())
-    return data
+        cache.set(body_key(thing.pk), (thing.version, public, _rendered_public(public)), timeout=cache_seconds())
+    return data, thing_etag(thing.version, data["is_liked"], data["is_watched"])
 
 
-def thing_detail_cached(thing_id: int, *, user_id: int, values: list):
+def thing_detail_cached(thing_id: int, *, user_id: int, values: list, if_none_match: str | None = None):
     """The detail answer from `values` (bodycache.detail_keys' values, read by apps.oauth.fastpath): the
-    body as DRF renders it, with the viewer's flags, when the database says the cached body is current
-    and everyone may see the Thing; else None (the view then builds it, with its 401/403/404 matrix)."""
+    body as DRF renders it, with the viewer's flags and its ETag (a 304 when `if_none_match` names it),
+    when the database says the cached body is current and everyone may see the Thing; else None (the
+    view then builds it, with its 401/403/404 matrix)."""
     entry = values[0] if values else None
     if entry is None or len(entry) < 3 or entry[2] is None:
         return None
     state = thing_state(thing_id, user_id)
     if state is None or not state[1] or entry[0] != state[0]:
         return None
-    rendered = entry[2]
     liked, watched = state[2], state[3]
+    etag = thing_etag(state[0], liked, watched)
+    if etag_in(if_none_match, etag, weak=True):
+        return Rendered(b"", {"ETag": etag}, status=304)
+    rendered = entry[2]
     if liked or watched:
         rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
-    return Rendered(rendered, {})
+    return Rendered(rendered, {"ETag": etag})
+
+
+# --- conditional requests (issue 24) -------------------------------------------------------------------
+# A Thing's ETag is strong: its version (moved by the database on every change of what the body shows,
+# bodycache) and the viewer's own two fields, the only part of the body that differs between viewers.
+
+
+def thing_etag(version: int, liked: bool, watched: bool) -> str:
+    return f'"{int(version)}-{int(bool(liked))}{int(bool(watched))}"'
+
+
+def etag_in(header: str | None, etag: str, *, weak: bool) -> bool:
+    """Whether an If-None-Match (`weak`: weak comparison, RFC 9110 §13.1.2) or If-Match (strong
+    comparison, §13.1.1) header names `etag`; `*` names any current representation."""
+    if not header:
+        return False
+    for candidate in header.split(","):
+        candidate = candidate.strip()
+        if candidate == "*":
+            return True
+        if candidate.startswith("W/"):
+            if not weak:
+                continue
+            candidate = candidate[2:]
+        if candidate == etag:
+            return True
+    return False
 
 
 # The public body's own rendering of the viewer's fields (False for both), and each viewer's: the body is
