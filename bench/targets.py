@@ -296,6 +296,9 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
         tokens["scale"] = tokens["scale_cold"] = scale["token"]
         envs["scale"] = {"DATABASE_URL": scale["database_url"]}
         envs["scale_cold"] = {"DATABASE_URL": scale["database_url"], **COLD_ENV}
+    # Each server its own cache prefix (issue 24): servers sharing the bench's Redis never answer from each
+    # other's entries (the 1M search once served the 100k server's cached body).
+    envs = {name: {**env, "CACHE_KEY_PREFIX": f"bench-{name}"} for name, env in envs.items()}
     with ExitStack() as stack:
         servers = {
             name: stack.enter_context(GunicornServer(config, env=env, floor_payload=payload_path,

@@ -20,7 +20,7 @@ def _caches_on(settings):
 
 def _redis_keys() -> list[str]:
     client = redis.Redis.from_url(settings.REDIS_URL)
-    return [k.decode() for k in client.keys("*")]
+    return [k.decode() for k in client.scan_iter("*")]
 
 
 def test_the_default_prefix_differs_per_database_and_host():

@@ -73,7 +73,7 @@ def _read_all(api, site, thing, username) -> dict:
     page = site.get(f"/thing:{thing.pk}")
     # The page carries per-request tokens (CSRF): compared by status and whether it shows the stored name.
     stored = Thing.objects.filter(pk=thing.pk).values_list("name", flat=True).first()
-    answers["site"] = (page.status_code, bool(stored) and stored.encode() in page.content)
+    answers["site"] = (page.status_code, stored is not None and stored.encode() in page.content)
     return answers
 
 
