@@ -195,9 +195,11 @@ def list_page_cached(name: str, values: list, query=None) -> tuple[bytes, int, i
         return None
     entry = values[0]
     compiled = selectors.thing_list_ids_compiled(name)
-    params = page_params(query) if query is not None else None
-    if compiled is None or params is None:
+    if compiled is None:
         return page_entry_current(entry, max_age=LIST_PAGES[name])
+    params = page_params(query) if query is not None else None
+    if params is None:
+        return None
     if entry is None or entry[0] is not None:
         return None
     number, per_page = params
