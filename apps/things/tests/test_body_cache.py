@@ -246,13 +246,19 @@ def test_a_deleted_creator_takes_the_things_with_them(api, settings, other_user,
     assert cached_body(api, thing.pk)[0] == 404
 
 
-def test_privacy_and_wip(api, settings, thing, django_capture_on_commit_callbacks):
+def test_privacy_and_wip(api, client_for, settings, other_user, thing, django_capture_on_commit_callbacks):
     warm(api, thing.pk)
     with django_capture_on_commit_callbacks(execute=True):
-        thing.is_private = True
         thing.is_wip = True
-        thing.save(update_fields=["is_private", "is_wip"])  # the admin's change form
-    body = assert_fresh(api, settings, thing.pk)
+        thing.save(update_fields=["is_wip"])  # the admin's change form
+    assert assert_fresh(api, settings, thing.pk)["is_wip"] is True
+    with django_capture_on_commit_callbacks(execute=True):
+        thing.is_private = True
+        thing.save(update_fields=["is_private"])
+    # Issue 22 #5: a private Thing is its creator's alone.
+    assert cached_body(api, thing.pk)[0] == 404
+    assert assert_fresh(api, settings, thing.pk) == {}
+    body = assert_fresh(client_for(other_user), settings, thing.pk)
     assert (body["is_private"], body["is_wip"]) == (True, True)
 
 
