@@ -85,6 +85,8 @@ RATIOS = [
     Ratio("detail_cold_vs_floor", "detail_cold", "floor", "throughput"),
     Ratio("detail_cold_vs_drf", "detail_cold", "detail_drf", "throughput"),
     Ratio("list_cold_vs_floor", "list_cold", "floor", "throughput"),
+    # Issue 24: Zipf-distributed reads over the whole catalogue (not warmed: the long tail's first reads).
+    Ratio("detail_zipf_vs_floor", "detail_zipf", "floor", "throughput"),
 ]
 
 
