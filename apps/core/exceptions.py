@@ -69,6 +69,15 @@ class Conflict(DomainError):
     default_message = "Conflict"
 
 
+class PreconditionFailed(DomainError):
+    """412: an `If-Match` names a version of the object that is no longer current (a lost update
+    refused, issue 24)."""
+
+    status_code = 412
+    error_type = "PRECONDITION_FAILED"
+    default_message = "Precondition Failed"
+
+
 class RateLimited(DomainError):
     status_code = 429
     error_type = "RATE_LIMITED"

@@ -110,10 +110,12 @@ _JSON_RENDERER = JSONRenderer()
 
 @dataclass(frozen=True)
 class Rendered:
-    """A body already rendered by DRF's JSONRenderer, with the headers it needs (a page's Link)."""
+    """A body already rendered by DRF's JSONRenderer, with the headers it needs (a page's Link, an ETag);
+    `status` 304: the client's copy is current (no body, issue 24's conditional requests)."""
 
     body: bytes
     headers: dict
+    status: int = 200
 
 
 def api_json_response(data, *, view_class: type[ApiView], rate_limit: RateLimitState) -> HttpResponse:
@@ -122,7 +124,9 @@ def api_json_response(data, *, view_class: type[ApiView], rate_limit: RateLimitS
     APIView.finalize_response and ApiView.finalize_response add (Allow, the rate limit, Cache-Control,
     Vary). apps.oauth.fastpath answers cached reads with it; tests compare the two byte for byte."""
     if isinstance(data, Rendered):
-        response = HttpResponse(data.body, content_type="application/json")
+        response = HttpResponse(data.body, content_type="application/json", status=data.status)
+        if data.status == 304:
+            del response["Content-Type"]
         for name, value in data.headers.items():
             response[name] = value
     else:

@@ -25,7 +25,8 @@ class SearchThing(models.Model):
     )
     # Weighted name (A) > tags (B) > description (C): the Thing's own search_vector, copied.
     vector = SearchVectorField(null=True)
-    # Visibility (things.selectors.thing_visible_q / thing_public_q read the same columns of the Thing).
+    # Visibility (things.selectors.thing_visible_q / thing_public_q read the same columns of the Thing);
+    # `is_published` holds "published and not private" (issue 22 #5: a private Thing is not listed).
     creator_id = models.BigIntegerField()
     is_published = models.BooleanField()
     is_hidden = models.BooleanField()

@@ -32,7 +32,8 @@ _ROW = SearchThing._meta.db_table
 # The row's columns that mirror the Thing's (search column = expression over the Thing's columns `t`).
 _MIRRORED = {
     "creator_id": "t.creator_id",
-    "is_published": "t.is_published",
+    # Published for search means listed: a private Thing (issue 22 #5) is searched by its creator only.
+    "is_published": "(t.is_published AND NOT t.is_private)",
     "is_hidden": "t.is_hidden",
     "is_wip": "t.is_wip",
     "license": "t.license",

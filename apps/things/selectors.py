@@ -21,10 +21,11 @@ from apps.things.models import Like, Tag, Thing, ThingTag, Watch
 
 
 def thing_visible_q(viewer, *, prefix: str = "") -> Q:
-    """Things `viewer` may see: published or their own, and never hidden (staff see hidden ones).
+    """Things `viewer` may see: published and not private, or their own; never hidden (staff see hidden
+    ones). A private Thing (issue 22 #5) is its creator's alone, staff included.
 
     `prefix` walks a relation to the Thing ("thing__" from a collection or group entry)."""
-    visible = Q(**{f"{prefix}is_published": True})
+    visible = Q(**{f"{prefix}is_published": True, f"{prefix}is_private": False})
     uid = viewer_id(viewer)
     if uid is not None:
         visible |= Q(**{f"{prefix}creator_id": uid})
@@ -32,9 +33,10 @@ def thing_visible_q(viewer, *, prefix: str = "") -> Q:
 
 
 def thing_public_q(viewer=None, *, prefix: str = "") -> Q:
-    """Things of the public lists and their counters: published and not hidden (staff see hidden ones).
-    Without a viewer (the admin's counters), hidden Things are left out as for the public."""
-    return Q(**{f"{prefix}is_published": True}) & visible_q(viewer, prefix=prefix)
+    """Things of the public lists and their counters: published, not private and not hidden (staff see
+    hidden ones, never private ones). Without a viewer (the admin's counters), hidden Things are left out
+    as for the public."""
+    return Q(**{f"{prefix}is_published": True, f"{prefix}is_private": False}) & visible_q(viewer, prefix=prefix)
 
 
 _IDS_ONLY: ContextVar[bool] = ContextVar("things_ids_only", default=False)
@@ -79,7 +81,7 @@ def thing_queryset(*, viewer) -> QuerySet:
 # What ThingShortSerializer shows (docs/decisions.md: the shorter Thing of lists), and nothing more: lists
 # skip the per-viewer annotations and the long text columns of the detail view.
 SHORT_THING_FIELDS = (
-    "id", "name", "is_published", "is_hidden", "is_wip", "like_count", "added", "creator",
+    "id", "name", "is_published", "is_hidden", "is_private", "is_wip", "like_count", "added", "version", "creator",
     "creator__username", "creator__first_name", "creator__last_name", "creator__avatar",
 )
 
@@ -110,12 +112,13 @@ def thing_list_published(*, viewer) -> QuerySet:
 
 def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
     """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid, deleted or hidden by a
-    moderator → 404 (hidden: for everyone but staff, the creator included)."""
+    moderator → 404 (hidden: for everyone but staff, the creator included); private → 404 for anyone but
+    its creator (issue 22 #5)."""
     thing_id = id_or_404(thing_id)
     found = _thing_statement(detail=detail, viewer=viewer).objects(thing_id, *_viewer_values(viewer))
     thing = found[0] if found else None
-    if thing is None:
-        raise NotFound()
+    if thing is None or (thing.is_private and not rules.thing_is_owner(viewer, thing)):
+        raise NotFound()  # a private Thing is its creator's alone: to anyone else it does not exist
     if not thing.is_published:
         if viewer_id(viewer) is None:
             raise NotAuthenticated()
@@ -160,7 +163,7 @@ def thing_get_any(thing_id, *, viewer) -> Thing:
     hidden by a moderator (staff excepted)."""
     thing_id = id_or_404(thing_id)
     thing = _with_tag_names(thing_queryset(viewer=viewer)).filter(visible_q(viewer), pk=thing_id).first()
-    if thing is None:
+    if thing is None or (thing.is_private and not rules.thing_is_owner(viewer, thing)):
         raise NotFound()
     return thing
 
@@ -266,16 +269,18 @@ def thing_list_newest(*, viewer) -> QuerySet:
 
 
 def thing_list_ids_compiled(name: str) -> CompiledIds | None:
-    """The ids statement of a public list for any viewer who is not staff, compiled once per process
+    """The (id, version) statement of a public list for any viewer who is not staff, compiled once per process
     (apps.core.compiled): /newest/ and /featured/, whose SQL carries no per-request value. None for
     another list (/popular/ depends on the time)."""
     return _LIST_IDS.get(name)
 
 
 def _ids_of(build) -> CompiledIds:
+    """(id, version) pairs of the list, in order: the page's ids, and what its kept page is validated by
+    (bodies.list_page_cached)."""
     def ids() -> QuerySet:
         with thing_ids_only():
-            return build(viewer=None).values_list("pk", flat=True)
+            return build(viewer=None).values_list("pk", "version")
 
     return CompiledIds(ids)
 

@@ -248,16 +248,30 @@ vars().update(EMAIL_CONFIG)
 # Fails open (apps/core/cache.py): a Redis outage costs queries, never requests; short socket timeouts
 # keep a hung Redis from holding them (docs/reliability.md).
 CACHE_REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 1.0}
+
+
+def cache_key_prefix(database: dict) -> str:
+    """Issue 24: every cache key (and rate-limit counter) carries the instance's identity, so instances
+    sharing a Redis (bench servers, staging beside production) never read each other's entries. Default:
+    derived from the database's host, port and name; CACHE_KEY_PREFIX overrides it."""
+    import hashlib
+
+    identity = f"{database.get('HOST', '')}:{database.get('PORT', '')}/{database.get('NAME', '')}"
+    return "ty" + hashlib.sha256(identity.encode()).hexdigest()[:10]
+
+
+CACHE_KEY_PREFIX = env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(DATABASES.get("default", {}))
 CACHES = (
     {
         "default": {
             "BACKEND": "apps.core.cache.FailOpenRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": CACHE_REDIS_OPTIONS,
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
         }
     }
     if REDIS_URL
-    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "KEY_PREFIX": CACHE_KEY_PREFIX}}
 )
 
 # --- Django REST framework -------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit, urlunsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F401,F403
-from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, POSTGRESQL_ENGINE, REDIS_URL, env
+from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, POSTGRESQL_ENGINE, REDIS_URL, cache_key_prefix, env
 
 DATABASES = {"default": env.db_url_config(DATABASE_URL or "postgres://postgres@127.0.0.1:5432/thingyard")}
 DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
@@ -33,8 +33,10 @@ CACHES = {
         "BACKEND": "apps.core.cache.FailOpenRedisCache",
         "LOCATION": _redis,
         "OPTIONS": CACHE_REDIS_OPTIONS,
+        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(DATABASES["default"]),
     }
 }
+CACHE_KEY_PREFIX = CACHES["default"]["KEY_PREFIX"]
 CELERY_BROKER_URL = _redis
 # The request-path caches run as in production (issue 23): the token row cache and the fast path
 # (OAUTH_TOKEN_CACHE_SECONDS), the Thing bodies, short forms and kept list/search pages
