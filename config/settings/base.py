@@ -187,7 +187,7 @@ STATICFILES_FINDERS = [
 # node_modules): only these files are served, as /static/<prefix>/<name> (apps/core/staticfiles.py).
 NODE_MODULES_DIR = BASE_DIR / "node_modules"
 NODE_STATIC_FILES = [
-    ("vendor/three", "three/build", ["three.module.js", "three.core.js"]),
+    ("vendor/three", "three/build", ["three.module.min.js", "three.core.min.js"]),
     ("vendor/three/addons/controls", "three/examples/jsm/controls", ["OrbitControls.js"]),
     # Swagger UI at /docs/; the two oauth2-redirect files are also served as /docs/oauth2-redirect.html
     # (apps/core/views.py), the callback URL Swagger's "Authorize" sends users back to.
