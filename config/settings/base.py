@@ -196,6 +196,9 @@ NODE_STATIC_FILES = [
         "swagger-ui-dist",
         [
             "swagger-ui.css",
+            # swagger-ui.css ends in a sourceMappingURL comment: the manifest storage of production
+            # (collectstatic) resolves every reference a CSS file makes, so the map is collected too.
+            "swagger-ui.css.map",
             "swagger-ui-bundle.js",
             "swagger-ui-standalone-preset.js",
             "favicon-32x32.png",
