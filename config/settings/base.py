@@ -52,6 +52,8 @@ PROCESSING_TIME_LIMIT_SECONDS = env.float("PROCESSING_TIME_LIMIT_SECONDS", defau
 PROCESSING_HARD_TIME_LIMIT_SECONDS = env.float(
     "PROCESSING_HARD_TIME_LIMIT_SECONDS", default=PROCESSING_TIME_LIMIT_SECONDS + 15
 )
+# Issue 23: a file or image still processing this long after it was queued shows an error and a retry.
+PROCESSING_STALLED_SECONDS = env.float("PROCESSING_STALLED_SECONDS", default=180.0)
 EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
 RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)

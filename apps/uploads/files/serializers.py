@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from apps.core.fields import StrictBooleanField, StrictIntegerField
 from apps.uploads import links
+from apps.uploads.files.selectors import processing_error_of
 from apps.uploads.links import IMAGE_SIZES, IMAGE_TYPES
 from apps.uploads.models import ProcessingStatus
 
@@ -14,7 +15,8 @@ class ImageSizeSerializer(serializers.Serializer):
 
 
 class ImageSerializer(serializers.Serializer):
-    """docs/decisions.md Image, plus `status` (processing|live|failed). `url` is the original (signed).
+    """docs/decisions.md Image, plus `status` (processing|live|failed) and `processing_error` (why processing
+    failed, or that it has not finished in time: issue 23; else ""). `url` is the original (signed).
     Context `type`/`size` narrow `sizes` to those variants (GET .../images?type=…&size=…)."""
 
     id = serializers.IntegerField()
@@ -25,9 +27,10 @@ class ImageSerializer(serializers.Serializer):
     featured = serializers.BooleanField()
     sizes = ImageSizeSerializer(many=True)
     status = serializers.ChoiceField(choices=ProcessingStatus.choices)
+    processing_error = serializers.CharField()
 
     def to_representation(self, image):
-        return links.image_dict(
+        data = links.image_dict(
             id=image.pk,
             name=image.name,
             key=image.key,
@@ -39,6 +42,8 @@ class ImageSerializer(serializers.Serializer):
             type=self.context.get("type"),
             size=self.context.get("size"),
         )
+        data["processing_error"] = processing_error_of(image)
+        return data
 
 
 class FileGeometrySerializer(serializers.Serializer):
@@ -59,7 +64,8 @@ class FileGeometrySerializer(serializers.Serializer):
 
 class FileSerializer(serializers.Serializer):
     """docs/decisions.md File (`meta_data` an array, the mesh analysis as `geometry`), plus `status` and
-    `processing_error` (why processing failed, else "")."""
+    `processing_error` (why processing failed, or, while `status` is still `processing` past
+    PROCESSING_STALLED_SECONDS, that it has not finished and can be tried again: issue 23; else "")."""
 
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -99,7 +105,7 @@ class FileSerializer(serializers.Serializer):
             "meta_data": [],
             "geometry": links.file_geometry(file),
             "status": file.status,
-            "processing_error": file.processing_error,
+            "processing_error": processing_error_of(file),
         }
 
 
