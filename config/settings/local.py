@@ -32,6 +32,9 @@ if CELERY_BROKER_URL == "memory://" and not REDIS_URL:
     # SQLite file of its own, shared by the web process, the worker and beat without any server. Every
     # write is a SQLite transaction (a consumer takes a message under BEGIN IMMEDIATE), so concurrent
     # producers and the consumer never see half a message, as kombu's file broker did (JSONDecodeError).
-    # `timeout` is SQLite's busy timeout: a writer waits for the other instead of failing.
-    CELERY_BROKER_URL = f"sqla+sqlite:///{RUN_DIR / 'broker.sqlite3'}"
+    # `timeout` is SQLite's busy timeout: a writer waits for the other instead of failing. The transport
+    # is kombu's, safe for several processes' first use at once (apps/core/quickbroker.py); the URL is
+    # SQLAlchemy's (kombu refuses an import path in a URL's scheme, so the transport is named apart).
+    CELERY_BROKER_TRANSPORT = "apps.core.quickbroker:Transport"
+    CELERY_BROKER_URL = f"sqlite:///{RUN_DIR / 'broker.sqlite3'}"
     CELERY_BROKER_TRANSPORT_OPTIONS = {"connect_args": {"timeout": 30}}
