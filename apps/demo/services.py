@@ -1,5 +1,6 @@
 """Demo data for the quick start (`make run`) and for trying the API by hand."""
 from dataclasses import dataclass
+from typing import Any
 from datetime import timedelta
 
 import boto3
@@ -340,7 +341,7 @@ DEMO_MAKE_PHOTOS = [
     ("bob", "Parametric Shelf Bracket", "heavy-shelf.png", (230, 220, 210), (160, 70, 40)),
     ("demo", "Articulated Robot Arm", "weekend-print.png", (220, 230, 240), (200, 40, 40)),
 ]
-DEMO_GROUP = {
+DEMO_GROUP: dict[str, Any] = {
     "slug": "workshop-organizers",
     "name": "Workshop Organizers",
     "creator": "demo",
