@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
+case "$VENV" in /*) ;; *) VENV="$PWD/$VENV" ;; esac  # supervisord's programs need absolute paths
 PY="$VENV/bin/python"
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
@@ -80,19 +81,19 @@ EOF
   if port_open 127.0.0.1 "$S3_PORT"; then
     echo "object store: something already listens on 127.0.0.1:$S3_PORT, using it" >&2
   else
-    program objectstore "$PWD/$VENV/bin/moto_server -H 127.0.0.1 -p $S3_PORT"
+    program objectstore "$VENV/bin/moto_server -H 127.0.0.1 -p $S3_PORT"
     programs+=(objectstore)
   fi
-  program web "$PWD/$PY manage.py runserver $HOST:$PORT --noreload"
+  program web "$PY manage.py runserver $HOST:$PORT --noreload"
   # One worker for all three queues (config/settings/base.py: CELERY_TASK_ROUTES). The broker has no
   # broadcast (fanout) exchange: no gossip or mingle between workers, of which there is one.
-  program worker "$PWD/$VENV/bin/celery -A config worker --pool=solo --loglevel=INFO -Q celery,webhooks,processing --without-gossip --without-mingle" 5
-  program beat "$PWD/$VENV/bin/celery -A config beat --loglevel=INFO --schedule $RUN/celerybeat-schedule" 3
+  program worker "$VENV/bin/celery -A config worker --pool=solo --loglevel=INFO -Q celery,webhooks,processing --without-gossip --without-mingle" 5
+  program beat "$VENV/bin/celery -A config beat --loglevel=INFO --schedule $RUN/celerybeat-schedule" 3
   if port_open 127.0.0.1 "$APP_PORT"; then
     echo "example Thing app: something already listens on 127.0.0.1:$APP_PORT, leaving it be" >&2
   else
     # The example Thing app (examples/thing-app) on its own origin, listed on every Thing page (issue 7).
-    program example-app "$PWD/$PY examples/thing-app/serve.py --site http://$HOST:$PORT --port $APP_PORT"
+    program example-app "$PY examples/thing-app/serve.py --site http://$HOST:$PORT --port $APP_PORT"
     late+=(example-app)
   fi
 } > "$CONF"
@@ -151,6 +152,6 @@ port_open "$HOST" "$PORT" || { echo "make run: the web process does not answer o
 
 cat "$RUN/demo.txt"
 echo "example Thing app: http://127.0.0.1:$APP_PORT/ (open any Thing page signed in as demo)"
-echo "logs: $RUN/<program>.log, supervision: $RUN/supervisord.log   status: $VENV/bin/supervisorctl -c $CONF status"
+echo "logs: $RUN/<program>.log, supervision: $RUN/supervisord.log   status: ${CTL[*]} status"
 echo "stop: Ctrl-C"
 wait "$supervisord_pid"

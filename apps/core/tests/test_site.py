@@ -34,6 +34,7 @@ def test_three_js_is_found_in_node_modules_and_nothing_else_of_it(settings):
         "OrbitControls.js",
         # Swagger UI at /docs/ (issue 16)
         "swagger-ui.css",
+        "swagger-ui.css.map",
         "swagger-ui-bundle.js",
         "swagger-ui-standalone-preset.js",
         "favicon-32x32.png",
