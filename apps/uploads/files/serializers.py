@@ -15,8 +15,7 @@ class ImageSizeSerializer(serializers.Serializer):
 
 
 class ImageSerializer(serializers.Serializer):
-    """docs/decisions.md Image, plus `status` (processing|live|failed) and `processing_error` (why processing
-    failed, or that it has not finished in time: issue 23; else ""). `url` is the original (signed).
+    """docs/decisions.md Image, plus `status` (processing|live|failed). `url` is the original (signed).
     Context `type`/`size` narrow `sizes` to those variants (GET .../images?type=…&size=…)."""
 
     id = serializers.IntegerField()
@@ -27,10 +26,9 @@ class ImageSerializer(serializers.Serializer):
     featured = serializers.BooleanField()
     sizes = ImageSizeSerializer(many=True)
     status = serializers.ChoiceField(choices=ProcessingStatus.choices)
-    processing_error = serializers.CharField()
 
     def to_representation(self, image):
-        data = links.image_dict(
+        return links.image_dict(
             id=image.pk,
             name=image.name,
             key=image.key,
@@ -42,8 +40,18 @@ class ImageSerializer(serializers.Serializer):
             type=self.context.get("type"),
             size=self.context.get("size"),
         )
-        data["processing_error"] = processing_error_of(image)
-        return data
+
+
+class ImageStateSerializer(ImageSerializer):
+    """An image where it is the resource itself (GET …/images, …/images/{id} of a Thing or a copy): the
+    Image shape plus `processing_error`: why processing failed, or, while `status` is still `processing`
+    past PROCESSING_STALLED_SECONDS, that it has not finished and can be tried again (issue 23); else "".
+    Where an image is embedded (a file's `default_image`, a copy's `images`) the shape stays Image's."""
+
+    processing_error = serializers.CharField()
+
+    def to_representation(self, image):
+        return {**super().to_representation(image), "processing_error": processing_error_of(image)}
 
 
 class FileGeometrySerializer(serializers.Serializer):

@@ -166,13 +166,14 @@ def test_strangers_and_anonymous_visitors_cannot_try_again(stranger, stalled_fil
 
 
 def test_a_make_photo_that_stalled_shows_the_error_and_its_maker_can_try_again(
-    s3, user, stranger, django_capture_on_commit_callbacks
+    s3, user, api, stranger, django_capture_on_commit_callbacks
 ):
     make = MakeFactory(creator=user)
     image = make_image(make, name="my-print.png", status=ProcessingStatus.PROCESSING, sizes=[])
     put(s3, image.key, png_bytes())
     _age(image, 10)
     retry = f"/make:{make.pk}/images/{image.pk}/retry"
+    assert api.get(f"/copies/{make.pk}/images").json()[0]["processing_error"].startswith(STALLED)
     maker = Client()
     maker.force_login(user)
     page = maker.get(f"/make:{make.pk}").content.decode()
