@@ -303,6 +303,20 @@ def demo_stl(boxes) -> bytes:
     return b"".join(out)
 
 
+def _demo_row_kept(row) -> bool:
+    """Whether a demo file or image row exists with its object in the store. moto keeps objects in memory:
+    after `make run` restarts it, SQLite still has the rows but not the objects, so the row is dropped
+    (its render and sizes with it) and seeded again."""
+    from apps.uploads import store
+
+    if row is None:
+        return False
+    if store.head(row.key) is not None:
+        return True
+    row.delete()
+    return False
+
+
 def demo_seed_models() -> int:
     """Idempotent: an STL for some demo Things, put in the store and processed (a render and the three.js
     geometry), as an upload would have been. Needs the object store; returns how many were added."""
@@ -313,7 +327,7 @@ def demo_seed_models() -> int:
     added = 0
     for name, filename, boxes in DEMO_MODELS:
         thing = Thing.objects.filter(name=name).first()
-        if thing is None or ThingFile.objects.filter(thing=thing, name=filename).exists():
+        if thing is None or _demo_row_kept(ThingFile.objects.filter(thing=thing, name=filename).first()):
             continue
         data = demo_stl(boxes)
         key = f"demo/{thing.pk}/{filename}"
@@ -415,14 +429,14 @@ def demo_seed_photos() -> int:
     added = 0
     for name, filename, background, colour in DEMO_THING_PHOTOS:
         thing = Thing.objects.filter(name=name).first()
-        if thing is None or Image.objects.filter(thing=thing, name=filename).exists():
+        if thing is None or _demo_row_kept(Image.objects.filter(thing=thing, name=filename).first()):
             continue
         _demo_image(key=f"demo/{thing.pk}/{filename}", name=filename, thing=thing,
                     data=demo_photo(name, background=background, colour=colour))
         added += 1
     for username, name, filename, background, colour in DEMO_MAKE_PHOTOS:
         make = Make.objects.filter(creator=User.objects.filter(username=username).first(), thing__name=name).first()
-        if make is None or Image.objects.filter(copy=make, name=filename).exists():
+        if make is None or _demo_row_kept(Image.objects.filter(copy=make, name=filename).first()):
             continue
         _demo_image(key=f"demo/makes/{make.pk}/{filename}", name=filename, make=make,
                     data=demo_photo(f"{name}, made by {username}", background=background, colour=colour))

@@ -101,3 +101,19 @@ def test_the_callback_page_says_what_went_wrong_without_a_code():
     assert "No authorization code" in Client().get("/demo/callback").content.decode()
     denied = Client().get("/demo/callback?error=access_denied").content.decode()
     assert "did not go through: access_denied" in denied and "demo-callback.js" not in denied
+
+
+def test_a_restarted_object_store_gets_the_demo_objects_back(seeded, s3):
+    """moto keeps objects in memory: after `make run` restarts it, the next seed puts the demo's back."""
+    from django.conf import settings
+
+    from apps.uploads import store
+    from apps.uploads.models import Image, ThingFile
+
+    listed = s3.list_objects_v2(Bucket=settings.S3_BUCKET, Prefix="demo/")["Contents"]
+    for entry in listed:
+        s3.delete_object(Bucket=settings.S3_BUCKET, Key=entry["Key"])
+    call_command("seed_demo", stdout=open("/dev/null", "w"))
+    demo_rows = [*ThingFile.objects.filter(key__startswith="demo/"), *Image.objects.filter(key__startswith="demo/")]
+    assert len(demo_rows) == len(DEMO_MODELS) * 2 + len(DEMO_THING_PHOTOS) + len(DEMO_MAKE_PHOTOS)  # + renders
+    assert all(row.status == "live" and store.head(row.key) is not None for row in demo_rows)
