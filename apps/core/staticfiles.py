@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib.staticfiles.finders import BaseFinder, searched_locations
 from django.core.checks import Warning
 from django.core.files.storage import FileSystemStorage
+from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 
 def _entries():
@@ -72,3 +73,16 @@ class NodeModulesFinder(BaseFinder):
             for name in names:
                 if os.path.isfile(os.path.join(directory, name)):
                     yield name, storage
+
+
+class CollectedOrFoundStaticFilesStorage(CompressedManifestStaticFilesStorage):
+    """The quick start's static files storage (config/settings/local.py, issue 23): production's (hashed
+    names, gzip and brotli, immutable) once `make run` has collected them; before that (a test or a
+    `runserver` started by hand with the local settings), a file the manifest does not know keeps its
+    plain name, which WhiteNoise serves from the finders, instead of failing every page."""
+
+    def stored_name(self, name):
+        try:
+            return super().stored_name(name)
+        except ValueError:  # no manifest entry, and no collected file to hash
+            return name

@@ -7,8 +7,10 @@ from .base import CELERY_BROKER_URL, DATABASE_URL, DATABASES, REDIS_URL, RUN_DIR
 RUN_DIR.mkdir(parents=True, exist_ok=True)
 # Static files as production serves them (issue 23): `make run` collects them into .run/static, WhiteNoise
 # serves them compressed (gzip, brotli) under hashed names with a year-long, immutable Cache-Control.
+# Before a collection (a test, `runserver` by hand) plain names, served by WhiteNoise from the finders.
 STATIC_ROOT = RUN_DIR / "static"
-STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}}
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "apps.core.staticfiles.CollectedOrFoundStaticFilesStorage"}}
+WHITENOISE_USE_FINDERS = not (STATIC_ROOT / "staticfiles.json").exists()
 if not DATABASE_URL:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": RUN_DIR / "thingyard.sqlite3"}}
 # docs/decisions.md (Quick start): the web process and the worker write to SQLite at the same moment, and
