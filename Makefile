@@ -31,7 +31,7 @@ $(NODE_STAMP): package.json package-lock.json
 	touch $@
 assets: $(NODE_STAMP)
 
-## Start the whole service on embedded defaults: SQLite, a file-based Celery broker, moto's S3 server.
+## Start the whole service on embedded defaults under supervisord: SQLite, a Celery broker on SQLite, moto's S3 server.
 run: $(STAMP_DEV) $(NODE_STAMP)
 	bash scripts/run-local.sh
 

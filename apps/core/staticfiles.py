@@ -109,3 +109,16 @@ class ProductionStaticFilesStorage(CompressedManifestStaticFilesStorage):
 
     def create_compressor(self, **kwargs):
         return _Compressor(**kwargs)
+
+
+class CollectedOrFoundStaticFilesStorage(ProductionStaticFilesStorage):
+    """The quick start's static files storage (config/settings/local.py, issue 23): production's (hashed
+    names, gzip and brotli, immutable) once `make run` has collected them; before that (a test or a
+    `runserver` started by hand with the local settings), a file the manifest does not know keeps its
+    plain name, which WhiteNoise serves from the finders, instead of failing every page."""
+
+    def stored_name(self, name):
+        try:
+            return super().stored_name(name)
+        except ValueError:  # no manifest entry, and no collected file to hash
+            return name

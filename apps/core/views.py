@@ -15,6 +15,9 @@ from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_safe
 from django.template.loader import render_to_string
+from django.templatetags.static import static
+from django.utils.decorators import method_decorator
+from django.views.decorators.gzip import gzip_page
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
@@ -152,8 +155,12 @@ def _allow_header(view_class: type[ApiView]) -> str:
     return _ALLOW.setdefault(view_class, ", ".join(view.allowed_methods))
 
 
+@method_decorator(gzip_page, name="dispatch")
 class OpenApiView(ApiView, SpectacularJSONAPIView):
-    """/openapi.json, through the same pipeline (a token counts against the limit; JSON-P works)."""
+    """/openapi.json, through the same pipeline (a token counts against the limit; JSON-P works).
+
+    Compressed when the client accepts it (issue 23: 2.2 MB of JSON, about 150 KB gzipped, loaded by
+    every /docs/ page). The document holds no secret, so compression leaks nothing (BREACH)."""
 
 
 class SwaggerUiView(ApiView, SpectacularSwaggerView):
@@ -176,6 +183,16 @@ class SwaggerUiView(ApiView, SpectacularSwaggerView):
         # three (one origin): the popup stays connected and the page keeps the stricter policy.
         response["Cross-Origin-Opener-Policy"] = "same-origin"
         return response
+
+    # Swagger UI's files through the static files storage (issue 23): their hashed, compressed, immutable
+    # names once collected (production, the quick start), instead of drf-spectacular's fixed prefix.
+    @staticmethod
+    def _swagger_ui_resource(filename):
+        return static(f"vendor/swagger-ui/{filename}")
+
+    @staticmethod
+    def _swagger_ui_favicon():
+        return static("vendor/swagger-ui/favicon-32x32.png")
 
 
 SWAGGER_OAUTH2_REDIRECT_PATH = "/docs/oauth2-redirect.html"
@@ -245,6 +262,11 @@ def server_error(request):
         service_unavailable_log(request, sys.exc_info()[1])
         retry = {"Retry-After": str(unavailable.retry_after)}
         return json_error(503, unavailable.message, unavailable.error_type, headers=retry)
+    if _is_site_page(request) and "text/html" in request.headers.get("Accept", ""):
+        # A browser on a site page: the site's own page (issue 23); API and OAuth clients keep the JSON
+        # body. The page stands alone, without the site's layout: that layout reads the session and the
+        # user, which may be what failed.
+        return HttpResponse(render_to_string("500.html"), status=500)
     return json_error(500, "Internal Server Error", "INTERNAL_ERROR")
 
 

@@ -16,7 +16,12 @@ from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.makes import selectors, services
 from apps.makes.serializers import MakeSerializer, MakeUpdateInput, MakeWithImagesSerializer
 from apps.things.selectors import thing_get_for_viewer
-from apps.uploads.files.serializers import ImageQueryInput, ImageSerializer, ImageUpdateInput
+from apps.uploads.files.serializers import (
+    ImageQueryInput,
+    ImageSerializer,
+    ImageStateSerializer,
+    ImageUpdateInput,
+)
 from apps.uploads.flow.serializers import (
     ImageUploadStartInput,
     UploadDescriptorSerializer,
@@ -143,7 +148,7 @@ class CopyDetailView(ApiView):
 class CopyImagesView(ApiView):
     @extend_schema(
         parameters=[COPY_PARAM, *IMAGE_QUERY],
-        responses=ImageSerializer(many=True),
+        responses=ImageStateSerializer(many=True),
         summary="List a copy's images",
         description=f"By rank. The creator also sees images still processing or failed. {VISIBILITY}",
     )
@@ -151,7 +156,7 @@ class CopyImagesView(ApiView):
         query = validated(ImageQueryInput(data=request.query_params))
         make = selectors.make_get_for_viewer(copy_id, viewer=request.user)
         images = selectors.make_image_list(make=make, viewer=request.user)
-        return paginated_response(request, images, ImageSerializer, view=self, context=query)
+        return paginated_response(request, images, ImageStateSerializer, view=self, context=query)
 
     @extend_schema(
         parameters=[COPY_PARAM],
@@ -170,7 +175,7 @@ class CopyImagesView(ApiView):
 class CopyImageDetailView(ApiView):
     @extend_schema(
         parameters=[COPY_PARAM, IMAGE_PARAM, *IMAGE_QUERY],
-        responses=ImageSerializer,
+        responses=ImageStateSerializer,
         summary="Get a copy's image",
         description=f"An image of another copy is 404. {VISIBILITY}",
     )
@@ -178,7 +183,7 @@ class CopyImageDetailView(ApiView):
         query = validated(ImageQueryInput(data=request.query_params))
         make = selectors.make_get_for_viewer(copy_id, viewer=request.user)
         image = selectors.make_image_get(make=make, image_id=image_id, viewer=request.user)
-        return Response(ImageSerializer(image, context=query).data)
+        return Response(ImageStateSerializer(image, context=query).data)
 
     @extend_schema(
         parameters=[COPY_PARAM, IMAGE_PARAM],

@@ -30,7 +30,15 @@ from apps.uploads.packages.services import thing_package_url
 
 # What a browser may preview in 3D: the processing writes a three.js geometry for these (processing.stl).
 PENDING_STATES = {ProcessingStatus.PROCESSING}
-STATUS_LABELS = {"processing": "Processing", "live": "Live", "failed": "Failed"}
+STATUS_LABELS = {"processing": "Processing", "live": "Live", "failed": "Failed", "stalled": "Not processed"}
+
+
+def _state(record) -> tuple[str, str]:
+    """The state a page shows (issue 23: never silent): `stalled` for a row still processing past
+    settings.PROCESSING_STALLED_SECONDS, with the error that says so; else the row's own."""
+    if selectors.processing_is_stalled(record):
+        return "stalled", selectors.processing_error_of(record)
+    return record.status, record.processing_error
 
 
 # --- rows the templates show -----------------------------------------------------------------------
@@ -48,13 +56,15 @@ def _dimensions(meta: dict) -> str:
 
 def file_row(file, *, thing_id: int) -> dict:
     meta = file.geometry if isinstance(file.geometry, dict) else {}
+    status, error = _state(file)
     return {
         "id": file.pk,
         "name": file.name,
         "size": links.formatted_size(file.size),
-        "status": file.status,
-        "status_label": STATUS_LABELS.get(file.status, file.status),
-        "error": file.processing_error,
+        "status": status,
+        "status_label": STATUS_LABELS.get(status, status),
+        "error": error,
+        "retry": f"/thing:{thing_id}/files/{file.pk}/retry" if status == "stalled" else "",
         "triangles": meta.get("triangles"),
         "dimensions": _dimensions(meta),
         "thumbnail": links.file_thumbnail_url(file),
@@ -72,12 +82,14 @@ def image_row(image) -> dict:
         return found[0]["url"] if found else ""
 
     original = links.store_url(image.key)
+    status, error = _state(image)
     return {
         "id": image.pk,
         "name": image.name,
-        "status": image.status,
-        "status_label": STATUS_LABELS.get(image.status, image.status),
-        "error": image.processing_error,
+        "status": status,
+        "status_label": STATUS_LABELS.get(status, status),
+        "error": error,
+        "retry": f"/thing:{image.thing_id}/images/{image.pk}/retry" if status == "stalled" and image.thing_id else "",
         "featured": image.featured,
         "display": variant("display", "large") or variant("display", "medium") or original,
         "thumb": variant("thumb", "medium") or variant("thumb", "large") or original,
@@ -339,6 +351,33 @@ def image_delete_page(request, thing_id: int, image_id: int):
         raise Http404 from None
     services.image_delete(image=image)
     return done(request, message=f"“{image.name}” was deleted.", next_url=_edit_url(thing))
+
+
+@login_required_page
+@require_POST
+def file_retry_page(request, thing_id: int, file_id: int):
+    """"Try again" on a file whose processing stalled (issue 23): queued again, the page polls again."""
+    thing = _own_or_404(request, thing_id)
+    try:
+        file = selectors.thing_file_get(thing=thing, file_id=file_id, viewer=request.user)
+    except NotFound:
+        raise Http404 from None
+    queued = services.processing_retry(record=file)
+    message = f"“{file.name}” is queued for processing again." if queued else f"“{file.name}” is not stalled."
+    return done(request, message=message, data={"queued": queued}, next_url=_edit_url(thing))
+
+
+@login_required_page
+@require_POST
+def image_retry_page(request, thing_id: int, image_id: int):
+    thing = _own_or_404(request, thing_id)
+    try:
+        image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
+    except NotFound:
+        raise Http404 from None
+    queued = services.processing_retry(record=image)
+    message = f"“{image.name}” is queued for processing again." if queued else f"“{image.name}” is not stalled."
+    return done(request, message=message, data={"queued": queued}, next_url=_edit_url(thing))
 
 
 @login_required_page

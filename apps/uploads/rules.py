@@ -6,7 +6,7 @@ import unicodedata
 import uuid
 from datetime import datetime
 
-from apps.uploads.models import Upload
+from apps.uploads.models import ProcessingStatus, Upload
 
 FILENAME_MAX_LENGTH = 255
 IMAGE_EXTENSIONS = frozenset({"jpg", "jpeg", "png", "gif", "webp"})
@@ -163,3 +163,23 @@ def upload_failure_type(upload: Upload) -> str:
         return UPLOAD_EXPIRED
     error_type = upload.error.split(":", 1)[0]
     return error_type if error_type in MESSAGES else UPLOAD_FAILED
+
+
+# --- processing that never stays silent (issue 23) -----------------------------------------------------
+
+
+def processing_is_stalled(*, status: str, since: datetime | None, now: datetime, after_seconds: float) -> bool:
+    """A file or image still `processing` `after_seconds` after it was queued (or last retried): its worker
+    or its broker is gone, or its retries are running out. The site shows an error and a retry, the API
+    the same error in `processing_error`; the row itself stays `processing` (its task may still come)."""
+    return (
+        status == ProcessingStatus.PROCESSING
+        and since is not None
+        and (now - since).total_seconds() > after_seconds
+    )
+
+
+def processing_stalled_message(*, after_seconds: float) -> str:
+    minutes = max(1, round(after_seconds / 60))
+    unit = "minute" if minutes == 1 else "minutes"
+    return f"Processing has not finished after {minutes} {unit}. Its owner can try again."

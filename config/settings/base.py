@@ -53,6 +53,8 @@ PROCESSING_TIME_LIMIT_SECONDS = env.float("PROCESSING_TIME_LIMIT_SECONDS", defau
 PROCESSING_HARD_TIME_LIMIT_SECONDS = env.float(
     "PROCESSING_HARD_TIME_LIMIT_SECONDS", default=PROCESSING_TIME_LIMIT_SECONDS + 15
 )
+# Issue 23: a file or image still processing this long after it was queued shows an error and a retry.
+PROCESSING_STALLED_SECONDS = env.float("PROCESSING_STALLED_SECONDS", default=180.0)
 EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
 RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)
@@ -205,7 +207,7 @@ STATICFILES_FINDERS = [
 # node_modules): only these files are served, as /static/<prefix>/<name> (apps/core/staticfiles.py).
 NODE_MODULES_DIR = BASE_DIR / "node_modules"
 NODE_STATIC_FILES = [
-    ("vendor/three", "three/build", ["three.module.js", "three.core.js"]),
+    ("vendor/three", "three/build", ["three.module.min.js", "three.core.min.js"]),
     ("vendor/three/addons/controls", "three/examples/jsm/controls", ["OrbitControls.js"]),
     # Swagger UI at /docs/; the two oauth2-redirect files are also served as /docs/oauth2-redirect.html
     # (apps/core/views.py), the callback URL Swagger's "Authorize" sends users back to.

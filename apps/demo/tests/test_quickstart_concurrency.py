@@ -2,7 +2,7 @@
 
 docs/decisions.md (Quick start): clients of the original API do not retry, so the quick start must never
 answer 503 `database is locked`. This runs the quick start as scripts/run-local.sh does (the local
-settings, `manage.py runserver`, a Celery worker with beat on the file broker, SQLite, the object store
+settings, `manage.py runserver`, a Celery worker with beat on the embedded SQLite broker, SQLite, the object store
 on loopback), then for QUICKSTART_LOAD_SECONDS (30 by default) several clients write through the API
 while uploads keep the worker writing too (file processing saves the file and its render image, image
 processing the sizes, package builds their row). Every response is counted.
@@ -133,7 +133,7 @@ def quick_start(tmp_path, s3_server):
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
         "THINGYARD_RUN_DIR": str(tmp_path),
         "DATABASE_URL": "",  # the embedded SQLite file in THINGYARD_RUN_DIR
-        "REDIS_URL": "",  # the file broker, as `make run`
+        "REDIS_URL": "",  # the embedded broker (SQLite), as `make run`
         "S3_ENDPOINT_URL": s3_server,
         "THINGYARD_API_URL": f"http://127.0.0.1:{port}",
         # What is measured is SQLite's locking; the demo token alone would pass 300 requests in 5 minutes.
@@ -148,7 +148,8 @@ def quick_start(tmp_path, s3_server):
     web = _start(env, [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
                  tmp_path / "web.log")
     worker = _start(env, [sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--pool=solo",
-                          "-Q", "celery,webhooks,processing", "--loglevel=INFO", "--schedule", str(tmp_path / "celerybeat-schedule")],
+                          "-Q", "celery,webhooks,processing", "--loglevel=INFO", "--without-gossip",
+                          "--without-mingle", "--schedule", str(tmp_path / "celerybeat-schedule")],
                     tmp_path / "celery.log")
     base = f"http://127.0.0.1:{port}"
     try:

@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from apps.core.fields import StrictBooleanField, StrictIntegerField
 from apps.uploads import links
+from apps.uploads.files.selectors import processing_error_of
 from apps.uploads.links import IMAGE_SIZES, IMAGE_TYPES
 from apps.uploads.models import ProcessingStatus
 
@@ -41,6 +42,18 @@ class ImageSerializer(serializers.Serializer):
         )
 
 
+class ImageStateSerializer(ImageSerializer):
+    """An image where it is the resource itself (GET …/images, …/images/{id} of a Thing or a copy): the
+    Image shape plus `processing_error`: why processing failed, or, while `status` is still `processing`
+    past PROCESSING_STALLED_SECONDS, that it has not finished and can be tried again (issue 23); else "".
+    Where an image is embedded (a file's `default_image`, a copy's `images`) the shape stays Image's."""
+
+    processing_error = serializers.CharField()
+
+    def to_representation(self, image):
+        return {**super().to_representation(image), "processing_error": processing_error_of(image)}
+
+
 class FileGeometrySerializer(serializers.Serializer):
     """The mesh analysis of a file (processing/stl.py stl_measure), in millimetres."""
 
@@ -59,7 +72,8 @@ class FileGeometrySerializer(serializers.Serializer):
 
 class FileSerializer(serializers.Serializer):
     """docs/decisions.md File (`meta_data` an array, the mesh analysis as `geometry`), plus `status` and
-    `processing_error` (why processing failed, else "")."""
+    `processing_error` (why processing failed, or, while `status` is still `processing` past
+    PROCESSING_STALLED_SECONDS, that it has not finished and can be tried again: issue 23; else "")."""
 
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -99,7 +113,7 @@ class FileSerializer(serializers.Serializer):
             "meta_data": [],
             "geometry": links.file_geometry(file),
             "status": file.status,
-            "processing_error": file.processing_error,
+            "processing_error": processing_error_of(file),
         }
 
 

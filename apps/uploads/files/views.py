@@ -15,7 +15,13 @@ from apps.core.views import ApiView
 from apps.things.selectors import thing_get_for_viewer, thing_get_own
 from apps.things.serializers import ThingShortSerializer
 from apps.uploads.files import selectors, services
-from apps.uploads.files.serializers import FileSerializer, ImageQueryInput, ImageSerializer, ImageUpdateInput
+from apps.uploads.files.serializers import (
+    FileSerializer,
+    ImageQueryInput,
+    ImageSerializer,
+    ImageStateSerializer,
+    ImageUpdateInput,
+)
 from apps.uploads.flow.serializers import FLOW, UploadDescriptorSerializer, UploadStartInput
 from apps.uploads.flow.services import upload_descriptor
 
@@ -79,24 +85,24 @@ class ThingFileDetailView(ApiView):
 
 
 class ThingImagesView(ApiView):
-    @extend_schema(parameters=[THING_PARAM, *IMAGE_QUERY], responses=ImageSerializer(many=True),
+    @extend_schema(parameters=[THING_PARAM, *IMAGE_QUERY], responses=ImageStateSerializer(many=True),
                    summary="List a Thing's images",
                    description=VISIBILITY + " `size` requires `type` (400); unknown values are 400.")
     def get(self, request, thing_id):
         query = validated(ImageQueryInput(data=request.query_params))
         thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
         images = selectors.thing_image_list(thing=thing, viewer=request.user)
-        return paginated_response(request, images, ImageSerializer, view=self, context=query)
+        return paginated_response(request, images, ImageStateSerializer, view=self, context=query)
 
 
 class ThingImageDetailView(ApiView):
-    @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM, *IMAGE_QUERY], responses=ImageSerializer,
+    @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM, *IMAGE_QUERY], responses=ImageStateSerializer,
                    summary="Get a Thing's image", description=VISIBILITY)
     def get(self, request, thing_id, image_id):
         query = validated(ImageQueryInput(data=request.query_params))
         thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
         image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
-        return Response(ImageSerializer(image, context=query).data)
+        return Response(ImageStateSerializer(image, context=query).data)
 
     @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM], request=ImageUpdateInput, responses=OkSerializer,
                    summary="Change an image's rank or featured flag",

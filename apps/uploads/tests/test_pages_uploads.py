@@ -108,7 +108,7 @@ def test_the_thing_page_offers_the_3d_preview_of_a_processed_stl(browser, thing,
     html = Client().get(f"/thing:{thing.pk}").content.decode()
     assert f'data-file-id="{file.pk}"' in html and 'data-kind="model"' in html
     assert file.threejs_key in html.replace("%2F", "/")  # the geometry's signed store URL
-    assert '"three": "/static/vendor/three/three.module.js"' in html
+    assert '"three": "/static/vendor/three/three.module.min.js"' in html
 
 
 def test_the_geometry_is_readable_by_the_browser_from_the_store(browser, thing, captured):
