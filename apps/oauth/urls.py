@@ -6,6 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import re_path
 
 from apps.oauth import views
+from apps.oauth.device import urls as device_urls
 
 app_name = "oauth"
 
@@ -25,4 +26,5 @@ urlpatterns = [
         views.AuthorizedAppRevokeView.as_view(),
         name="authorized-app-revoke",
     ),
+    *device_urls.urlpatterns,
 ]

@@ -10,6 +10,7 @@ from oauthlib.oauth2.rfc6749 import errors
 
 from apps.core.throttle import client_address
 from apps.oauth import rules, selectors, services
+from apps.oauth.device.validators import DeviceCodeValidatorMixin
 from apps.oauth.usage import application_use_note
 
 
@@ -38,8 +39,9 @@ def _grant_gone_is_invalid_grant(request):
         raise errors.InvalidGrantError(request=request) from None
 
 
-class ThingyardOAuth2Validator(OAuth2Validator):
-    """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay."""
+class ThingyardOAuth2Validator(DeviceCodeValidatorMixin, OAuth2Validator):
+    """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay,
+    and the device grant's polls (apps.oauth.device)."""
 
     def authenticate_client(self, request, *args, **kwargs):
         # docs/security.md (finding 1): failed client authentications are throttled per client id and

@@ -314,6 +314,9 @@ OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+# Device sign-in (RFC 8628, docs/decisions.md: Device sign-in): device codes kept as checksums, user codes
+# indexed (apps.oauth.device.models).
+OAUTH2_PROVIDER_DEVICE_GRANT_MODEL = "oauth.DeviceGrant"
 OAUTH2_PROVIDER = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.ThingyardOAuth2Validator",
     "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",
@@ -335,6 +338,12 @@ OAUTH2_PROVIDER = {
     "SCOPES": {"read": "Read your data", "write": "Change your data"},
     "DEFAULT_SCOPES": ["read", "write"],
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
+    # Only the grant types docs/decisions.md names; any other is 400 unsupported_grant_type (apps.oauth.server).
+    "OAUTH2_SERVER_CLASS": "apps.oauth.server.ThingyardServer",
+    # DOT's default pre-token hook reads the device grant without checks (a 500 on a missing or unknown
+    # device_code); ThingyardOAuth2Validator.validate_device_code does that reading (apps.oauth.device).
+    "OAUTH_PRE_TOKEN_VALIDATION": [],
+    "DEVICE_FLOW_INTERVAL": 5,
 }
 
 # --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.cors) -------
