@@ -18,6 +18,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from oauth2_provider.views import DeviceAuthorizationView as DotDeviceAuthorizationView
 from oauthlib import common
 from oauthlib.oauth2 import OAuth2Error
+from oauthlib.oauth2.rfc6749.errors import InvalidClientIdError
 from oauthlib.oauth2.rfc8628.endpoints.pre_configured import DeviceApplicationServer
 
 from apps.core.api import site_url
@@ -85,6 +86,10 @@ class DeviceAuthorizationView(DotDeviceAuthorizationView):
     def post(self, request, *args, **kwargs):
         try:
             oauth_request = self.get_oauthlib_core().device_authorization_validate(request)
+        except InvalidClientIdError:
+            # RFC 6749 §5.2 (RFC 8628 §3.2 refers to it): an unknown client is `invalid_client`, 401, as at
+            # the token endpoint; oauthlib says invalid_request here.
+            return _oauth_json({"error": "invalid_client", "error_description": "Unknown client."}, status=401)
         except OAuth2Error as error:
             return _oauth_error(error)
         application = oauth_request.client  # the authenticated one (Basic credentials name it too)
