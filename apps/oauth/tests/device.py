@@ -61,3 +61,30 @@ def decide(browser, user_code: str, *, allow: bool = True):
 
 def as_json(response) -> dict:
     return json.loads(response.content)
+
+
+def approve_over_http(live_url: str, session_cookie: str, user_code: str, *, allow: bool = True) -> str:
+    """The person's steps on a live server, as a browser takes them: open /device?user_code=…, press
+    Continue, then Allow (or Deny). `session_cookie` is a signed-in session's. Returns the result page."""
+    import re
+
+    import requests
+    from django.conf import settings
+
+    session = requests.Session()
+    session.cookies.set(settings.SESSION_COOKIE_NAME, session_cookie)
+    url = f"{live_url}{DEVICE_PAGE}"
+
+    def hidden(html: str) -> dict:
+        return dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', html))
+
+    entry = session.get(url, params={"user_code": user_code}, timeout=10)
+    assert entry.status_code == 200 and f'value="{user_code}"' in entry.text, entry.status_code
+    consent = session.post(url, data={**hidden(entry.text), "user_code": user_code}, headers={"Referer": url}, timeout=10)
+    assert consent.status_code == 200 and "Allow" in consent.text, (consent.status_code, consent.text[:300])
+    form = hidden(consent.text)
+    if allow:
+        form["allow"] = "Authorize"
+    done = session.post(url, data=form, headers={"Referer": url}, timeout=10)
+    assert done.status_code == 200, (done.status_code, done.text[:300])
+    return done.text
