@@ -5,7 +5,6 @@ client, its authentication, the scopes) and the app type decides; `DeviceView` i
 where a signed-in person types the code and consents as on the authorize page (oauth/authorize.html).
 The device's polls are the token endpoint's (apps.oauth.views.AccessTokenView, oauthlib's device grant).
 """
-import json
 
 from django.contrib.auth.mixins import LoginRequiredMixin
 from django.http import JsonResponse
