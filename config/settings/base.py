@@ -419,10 +419,17 @@ CELERY_BEAT_SCHEDULE: dict = {
     "webhooks-dispatch-due": {"task": "apps.webhooks.tasks.webhooks_dispatch_due", "schedule": 30.0},
     # Webhook deliveries whose worker died mid-attempt (claimed > 2 min ago) go back to pending.
     "webhooks-sweep-stale": {"task": "apps.webhooks.tasks.webhooks_sweep_stale", "schedule": 60.0},
+    # Device sign-ins long expired (their devices stopped polling): deleted (apps.oauth.device).
+    "oauth-device-grants-purge": {"task": "apps.oauth.device.tasks.device_grants_purge", "schedule": 3600.0},
 }
 # Task modules beyond each app's tasks.py (autodiscovered).
 # (The uploads parts' tasks keep their names from before the split: apps.uploads.tasks.upload_verify …)
-CELERY_IMPORTS = ["apps.uploads.flow.tasks", "apps.uploads.packages.tasks", "apps.uploads.processing.tasks"]
+CELERY_IMPORTS = [
+    "apps.uploads.flow.tasks",
+    "apps.uploads.packages.tasks",
+    "apps.uploads.processing.tasks",
+    "apps.oauth.device.tasks",
+]
 
 LOGGING = {
     "version": 1,

@@ -307,14 +307,15 @@ def test_the_server_metadata_names_the_device_endpoint(client):
     assert DEVICE_GRANT in metadata["grant_types_supported"]
 
 
-def test_old_device_grants_are_purged(desktop_app, device):
-    from apps.oauth.device.services import device_grants_purge
+def test_old_device_grants_are_purged_by_the_periodic_task(desktop_app, device, settings):
+    from apps.oauth.device.tasks import device_grants_purge
 
     request_codes(device, desktop_app)
     request_codes(device, desktop_app)
     DeviceGrant.objects.filter(pk=DeviceGrant.objects.first().pk).update(expires=timezone.now() - timedelta(days=2))
-    assert device_grants_purge() == 1
+    assert device_grants_purge.delay().get() == 1
     assert DeviceGrant.objects.count() == 1
+    assert settings.CELERY_BEAT_SCHEDULE["oauth-device-grants-purge"]["task"] == device_grants_purge.name
 
 
 def test_the_token_endpoint_path_is_unchanged_for_the_code_flow(application):
