@@ -323,3 +323,18 @@ def test_the_token_endpoint_path_is_unchanged_for_the_code_flow(application):
     answer = exchange_form(Client(), {"client_id": application.client_id, "client_secret": APP_SECRET, "code": "x"})
     assert answer.status_code == 400 and parse_form(answer)["error"] == "invalid_grant"
     assert TOKEN == "/login/oauth/access_token"
+
+
+def test_the_device_pages_queries(desktop_app, device, browser, django_assert_num_queries):
+    codes = request_codes(device, desktop_app)
+    with django_assert_num_queries(2):  # the session, the user
+        browser.get(DEVICE_PAGE)
+    # The session, the user, the grant with its app and the app's owner (an approved app: no user count).
+    with django_assert_num_queries(3):
+        enter_code(browser, codes["user_code"])
+    data = {"user_code": codes["user_code"], "confirm": "1", "allow": "Authorize"}
+    # The session, the user, the grant; the consent (savepoints around it and authorization_grant's, the
+    # app's row locked, the user's consent, the app's user count, the new consent); the grant decided.
+    with django_assert_num_queries(12):
+        done = browser.post(DEVICE_PAGE, data)
+    assert b"Device connected" in done.content
