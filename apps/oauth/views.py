@@ -234,7 +234,7 @@ class AuthorizeView(AuthorizationView):
 class AccessTokenView(TokenView):
     """POST {auth}/login/oauth/access_token (spec §5 step 3A; docs/decisions.md: OAuth)."""
 
-    @method_decorator(sensitive_post_parameters("client_secret", "code", "refresh_token", "code_verifier"))
+    @method_decorator(sensitive_post_parameters("client_secret", "code", "refresh_token", "code_verifier", "device_code"))
     @_malformed_body_is_400
     def post(self, request, *args, **kwargs):
         _url, headers, body, status = self.create_token_response(request)
