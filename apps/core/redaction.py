@@ -22,7 +22,7 @@ from gunicorn.glogging import Logger as GunicornLogger
 
 # Query/form parameters whose values are credentials.
 SECRET_PARAMETERS = (
-    "access_token", "refresh_token", "id_token", "token", "code", "code_verifier", "client_secret",
+    "access_token", "refresh_token", "id_token", "token", "code", "code_verifier", "client_secret", "device_code",
     "password", "signature", "x-amz-signature", "x-amz-credential", "awsaccesskeyid", "policy",
 )
 REDACTED = "[redacted]"

@@ -6,6 +6,8 @@ from django.db import models
 from django.urls import reverse
 from oauth2_provider.models import AbstractApplication
 
+from apps.oauth.device.models import DeviceGrant  # noqa: F401  (device sign-in's model, in its own module)
+
 
 def new_webhook_secret() -> str:
     # Standard Webhooks: `whsec_` + base64 of the raw key.

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib.auth.hashers import identify_hasher
 
 from apps.core.throttle import FailureLimit, wait_message
+from apps.oauth.device import rules as device_rules
 
 # DOT's grant type names (AbstractApplication.GRANT_*), spelled out so this module imports no models.
 GRANT_AUTHORIZATION_CODE = "authorization-code"
@@ -23,6 +24,8 @@ def application_grant_types(*, app_type: str) -> set[str]:
     grants = {GRANT_AUTHORIZATION_CODE}
     if app_type in IMPLICIT_APP_TYPES:
         grants.add(GRANT_IMPLICIT)
+    if device_rules.application_may_use_device_grant(app_type=app_type):
+        grants.add(device_rules.GRANT_DEVICE_CODE)  # docs/decisions.md: Device sign-in
     return grants
 
 

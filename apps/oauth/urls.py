@@ -5,6 +5,7 @@ Each path answers with and without a trailing slash (docs/decisions.md: Requests
 from django.urls import re_path
 
 from apps.oauth import views
+from apps.oauth.device import urls as device_urls
 
 app_name = "oauth"
 
@@ -24,4 +25,5 @@ urlpatterns = [
         views.AuthorizedAppRevokeView.as_view(),
         name="authorized-app-revoke",
     ),
+    *device_urls.urlpatterns,
 ]

@@ -10,6 +10,7 @@ from oauthlib.oauth2.rfc6749 import errors
 
 from apps.core.throttle import client_address
 from apps.oauth import rules, selectors, services
+from apps.oauth.device.validators import DeviceCodeValidatorMixin
 from apps.oauth.usage import application_use_note
 
 
@@ -45,8 +46,9 @@ def pkce_required_for_client(client_id) -> bool:
     return client is not None and client.client_type == AbstractApplication.CLIENT_PUBLIC
 
 
-class ThingyardOAuth2Validator(OAuth2Validator):
-    """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay."""
+class ThingyardOAuth2Validator(DeviceCodeValidatorMixin, OAuth2Validator):
+    """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay,
+    and the device grant's polls (apps.oauth.device)."""
 
     def authenticate_client(self, request, *args, **kwargs):
         # docs/security.md (finding 1): failed client authentications are throttled per client id and

@@ -108,6 +108,22 @@ def _error_page(request, *, title: str, message: str, status: int, application=N
     return render(request, "oauth/error.html", context, status=status)
 
 
+def application_limit_page(request, application) -> HttpResponse:
+    """403: an unapproved app already serves its maximum number of people (spec §5/§8)."""
+    limit = rules.application_user_limit()
+    return _error_page(
+        request,
+        title="This application is awaiting review",
+        message=(
+            f"“{application.name}” has not been approved yet, and until it is it may be used by at most "
+            f"{limit} people. That limit has been reached, so it cannot be authorized for your account "
+            "right now. Please try again after the application has been reviewed."
+        ),
+        status=403,
+        application=application,
+    )
+
+
 class AuthorizeView(AuthorizationView):
     """GET/POST {auth}/login/oauth/authorize (spec §5 step 1): login, consent, redirect with code or token.
 
@@ -216,24 +232,13 @@ class AuthorizeView(AuthorizationView):
         return self.redirect(urlunsplit(parts), application)
 
     def _limit_response(self, application):
-        limit = rules.application_user_limit()
-        return _error_page(
-            self.request,
-            title="This application is awaiting review",
-            message=(
-                f"“{application.name}” has not been approved yet, and until it is it may be used by at most "
-                f"{limit} people. That limit has been reached, so it cannot be authorized for your account "
-                "right now. Please try again after the application has been reviewed."
-            ),
-            status=403,
-            application=application,
-        )
+        return application_limit_page(self.request, application)
 
 
 class AccessTokenView(TokenView):
     """POST {auth}/login/oauth/access_token (spec §5 step 3A; docs/decisions.md: OAuth)."""
 
-    @method_decorator(sensitive_post_parameters("client_secret", "code", "refresh_token", "code_verifier"))
+    @method_decorator(sensitive_post_parameters("client_secret", "code", "refresh_token", "code_verifier", "device_code"))
     @_malformed_body_is_400
     def post(self, request, *args, **kwargs):
         _url, headers, body, status = self.create_token_response(request)
@@ -283,9 +288,15 @@ class ServerMetadataView(View):
                 "authorization_endpoint": auth_url("/login/oauth/authorize"),
                 "token_endpoint": auth_url("/login/oauth/access_token"),
                 "revocation_endpoint": auth_url("/login/oauth/revoke"),
+                "device_authorization_endpoint": auth_url("/login/oauth/device_authorization"),
                 "response_types_supported": ["code", "token"],
                 "response_modes_supported": ["query", "fragment"],
-                "grant_types_supported": ["authorization_code", "implicit", "refresh_token"],
+                "grant_types_supported": [
+                    "authorization_code",
+                    "implicit",
+                    "refresh_token",
+                    "urn:ietf:params:oauth:grant-type:device_code",
+                ],
                 "code_challenge_methods_supported": ["S256"],
                 "token_endpoint_auth_methods_supported": auth_methods,
                 "revocation_endpoint_auth_methods_supported": auth_methods,

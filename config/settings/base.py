@@ -357,6 +357,9 @@ def _pkce_required_for_client(client_id) -> bool:
     return pkce_required_for_client(client_id)
 
 
+# Device sign-in (RFC 8628, docs/decisions.md: Device sign-in): device codes kept as checksums, user codes
+# indexed (apps.oauth.device.models).
+OAUTH2_PROVIDER_DEVICE_GRANT_MODEL = "oauth.DeviceGrant"
 OAUTH2_PROVIDER: dict[str, Any] = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.ThingyardOAuth2Validator",
     "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",
@@ -389,6 +392,12 @@ OAUTH2_PROVIDER: dict[str, Any] = {
     "SCOPES": {"read": "Read your data", "write": "Change your data"},
     "DEFAULT_SCOPES": ["read", "write"],
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
+    # Only the grant types docs/decisions.md names; any other is 400 unsupported_grant_type (apps.oauth.server).
+    "OAUTH2_SERVER_CLASS": "apps.oauth.server.ThingyardServer",
+    # DOT's default pre-token hook reads the device grant without checks (a 500 on a missing or unknown
+    # device_code); ThingyardOAuth2Validator.validate_device_code does that reading (apps.oauth.device).
+    "OAUTH_PRE_TOKEN_VALIDATION": [],
+    "DEVICE_FLOW_INTERVAL": 5,
 }
 
 # --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.cors) -------
@@ -464,10 +473,17 @@ CELERY_BEAT_SCHEDULE: dict = {
     "webhooks-dispatch-due": {"task": "apps.webhooks.tasks.webhooks_dispatch_due", "schedule": 30.0},
     # Webhook deliveries whose worker died mid-attempt (claimed > 2 min ago) go back to pending.
     "webhooks-sweep-stale": {"task": "apps.webhooks.tasks.webhooks_sweep_stale", "schedule": 60.0},
+    # Device sign-ins long expired (their devices stopped polling): deleted (apps.oauth.device).
+    "oauth-device-grants-purge": {"task": "apps.oauth.device.tasks.device_grants_purge", "schedule": 3600.0},
 }
 # Task modules beyond each app's tasks.py (autodiscovered).
 # (The uploads parts' tasks keep their names from before the split: apps.uploads.tasks.upload_verify …)
-CELERY_IMPORTS = ["apps.uploads.flow.tasks", "apps.uploads.packages.tasks", "apps.uploads.processing.tasks"]
+CELERY_IMPORTS = [
+    "apps.uploads.flow.tasks",
+    "apps.uploads.packages.tasks",
+    "apps.uploads.processing.tasks",
+    "apps.oauth.device.tasks",
+]
 
 LOGGING = {
     "version": 1,

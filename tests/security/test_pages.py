@@ -51,6 +51,7 @@ PUBLIC_PAGES = {
     "^login/oauth/access_token/?$",
     "^login/oauth/tokeninfo/?$",
     "^login/oauth/revoke/?$",
+    "^login/oauth/device_authorization/?$",  # RFC 8628 §3.1: a device asks with its client id
 }
 # Routes that take POSTs without a CSRF token, because no browser session is involved.
 CSRF_EXEMPT = {
@@ -59,6 +60,8 @@ CSRF_EXEMPT = {
     "^login/oauth/access_token/?$",
     "^login/oauth/tokeninfo/?$",
     "^login/oauth/revoke/?$",
+    # RFC 8628 §3.1: devices (slicers, printers, scripts) ask for a device code with their client id.
+    "^login/oauth/device_authorization/?$",
 }
 
 

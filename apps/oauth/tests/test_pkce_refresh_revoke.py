@@ -158,7 +158,9 @@ def test_the_metadata_document_describes_the_endpoints(settings):
     assert data["token_endpoint"] == settings.AUTH_BASE_URL + "/login/oauth/access_token"
     assert data["revocation_endpoint"] == settings.AUTH_BASE_URL + "/login/oauth/revoke"
     assert data["response_types_supported"] == ["code", "token"]
-    assert set(data["grant_types_supported"]) == {"authorization_code", "implicit", "refresh_token"}
+    assert set(data["grant_types_supported"]) == {
+        "authorization_code", "implicit", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"
+    }
     assert data["code_challenge_methods_supported"] == ["S256"]
     assert "client_secret_post" in data["token_endpoint_auth_methods_supported"]
 
