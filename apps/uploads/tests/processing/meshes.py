@@ -40,3 +40,29 @@ def ascii_stl(triangles: np.ndarray, name: str = "cube") -> bytes:
         lines += ["    endloop", "  endfacet"]
     lines.append(f"endsolid {name}")
     return ("\n".join(lines) + "\n").encode()
+
+
+def sphere_triangles(facets: int, radius: float = 40.0) -> np.ndarray:
+    """(≈facets, 3, 3) float32 triangles of a closed UV sphere: an honest many-facet model."""
+    rings = max(2, int(np.sqrt(facets / 4)))
+    segments = max(3, facets // (2 * rings))
+    theta = np.linspace(0, np.pi, rings + 1)
+    phi = np.linspace(0, 2 * np.pi, segments + 1)[:-1]
+    grid = np.stack(np.meshgrid(theta, phi, indexing="ij"), axis=-1)
+    points = radius * np.stack([np.sin(grid[..., 0]) * np.cos(grid[..., 1]),
+                                np.sin(grid[..., 0]) * np.sin(grid[..., 1]), np.cos(grid[..., 0])], axis=-1)
+    i, j = np.meshgrid(np.arange(rings), np.arange(segments), indexing="ij")
+    j1 = (j + 1) % segments
+    a, b, c, d = points[i, j], points[i + 1, j], points[i + 1, j1], points[i, j1]
+    tris = np.concatenate([np.stack([a, b, c], axis=-2), np.stack([a, c, d], axis=-2)]).reshape(-1, 3, 3)
+    return tris.astype(np.float32)
+
+
+def ascii_stl_fast(triangles: np.ndarray, name: str = "model", *, fmt: str = "%.6e") -> bytes:
+    """ascii_stl for many triangles (one %-format per file rather than a Python line per vertex)."""
+    facet = ("  facet normal F F F\n    outer loop\n" + "      vertex F F F\n" * 3
+             + "    endloop\n  endfacet\n").replace("F", fmt)
+    normals = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
+    values = np.concatenate([normals, triangles.reshape(-1, 9)], axis=1).astype(np.float64)
+    body = (facet * len(values)) % tuple(values.ravel().tolist())
+    return f"solid {name}\n{body}endsolid {name}\n".encode()
