@@ -50,7 +50,7 @@ class StlError(ValueError):
 
 @dataclass
 class Mesh:
-    format: str  # "stl-binary" | "stl-ascii"
+    format: str  # "stl-binary" | "stl-ascii" | "3mf" | "obj"
     path: Path  # a binary STL (the upload, or its conversion from ASCII)
     count: int
 
@@ -135,6 +135,40 @@ def _check_coordinates(mesh: Mesh) -> None:
             raise StlError(f"Triangle {bad + 1} has a coordinate that is not a number (NaN or infinite).")
         if np.abs(tri).max() > MAX_ABS_COORDINATE:
             raise StlError(f"Coordinates beyond {MAX_ABS_COORDINATE:g} mm: not a printable model.")
+
+
+class BinaryStlWriter:
+    """Triangles appended a chunk at a time to a binary STL at `path` (the other formats' conversion:
+    3MF and OBJ are read into one, then measured, rendered and converted as an STL is)."""
+
+    def __init__(self, path: Path, *, max_triangles: int, what: str):
+        self.path, self.max_triangles, self.what = path, max_triangles, what
+        self.count = 0
+        self._out = open(path, "wb")
+        self._out.write(b"Thingyard: converted".ljust(80, b"\0") + b"\0\0\0\0")
+
+    def add(self, triangles: np.ndarray) -> None:
+        """(k, 3, 3) vertices; normals are left 0 (every reader here computes its own)."""
+        if self.count + len(triangles) > self.max_triangles:
+            raise StlError(f"The {self.what} has more than {self.max_triangles:,} triangles (the limit).")
+        records = np.zeros(len(triangles), dtype=RECORD)
+        records["v"] = triangles
+        self._out.write(records.tobytes())
+        self.count += len(triangles)
+
+    def close(self, fmt: str) -> Mesh:
+        """The finished file as a validated Mesh of format `fmt`."""
+        self._out.seek(80)
+        self._out.write(self.count.to_bytes(4, "little"))
+        self._out.close()
+        if self.count == 0:
+            raise StlError(f"The {self.what} has no triangles.")
+        mesh = Mesh(fmt, self.path, self.count)
+        _check_coordinates(mesh)
+        return mesh
+
+    def discard(self) -> None:
+        self._out.close()
 
 
 # --- ASCII ------------------------------------------------------------------------------------------

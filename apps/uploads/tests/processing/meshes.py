@@ -66,3 +66,62 @@ def ascii_stl_fast(triangles: np.ndarray, name: str = "model", *, fmt: str = "%.
     values = np.concatenate([normals, triangles.reshape(-1, 9)], axis=1).astype(np.float64)
     body = (facet * len(values)) % tuple(values.ravel().tolist())
     return f"solid {name}\n{body}endsolid {name}\n".encode()
+
+
+# --- 3MF and OBJ ---------------------------------------------------------------------------------------
+
+CUBE_VERTICES = _CORNERS  # (8, 3): the cube's corners, for formats that index their vertices
+CUBE_FACES = np.array(_FACES)  # (12, 3) corner indices, wound outwards
+CORE_NS = "http://schemas.microsoft.com/3dmanufacturing/core/2015/02"
+PRODUCTION_NS = "http://schemas.microsoft.com/3dmanufacturing/production/2015/06"
+
+
+def model_xml(objects: str, items: str, *, unit: str = "millimeter", head: str = "", metadata: str = "") -> str:
+    return (f'<?xml version="1.0" encoding="UTF-8"?>{head}\n'
+            f'<model unit="{unit}" xml:lang="en-US" xmlns="{CORE_NS}" xmlns:p="{PRODUCTION_NS}">{metadata}'
+            f"<resources>{objects}</resources><build>{items}</build></model>")
+
+
+def mesh_object(object_id: int, side: float = 10.0, *, name: str = "cube", faces=None) -> str:
+    vertices = "".join(f'<vertex x="{x:g}" y="{y:g}" z="{z:g}"/>' for x, y, z in CUBE_VERTICES * side)
+    faces = CUBE_FACES if faces is None else faces
+    triangles = "".join(f'<triangle v1="{a}" v2="{b}" v3="{c}"/>' for a, b, c in faces)
+    return (f'<object id="{object_id}" name="{name}" type="model"><mesh><vertices>{vertices}</vertices>'
+            f"<triangles>{triangles}</triangles></mesh></object>")
+
+
+def threemf_zip(model: str, *, files: dict | None = None, compression=None) -> bytes:
+    """A 3MF archive: the model part at 3D/3dmodel.model (with its relationship) and `files`."""
+    import io
+    import zipfile
+
+    rels = ('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/'
+            'package/2006/relationships"><Relationship Target="/3D/3dmodel.model" Id="rel0" '
+            'Type="http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel"/></Relationships>')
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=compression or zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("[Content_Types].xml", "<Types/>")
+        zf.writestr("_rels/.rels", rels)
+        zf.writestr("3D/3dmodel.model", model)
+        for name, content in (files or {}).items():
+            zf.writestr(name, content)
+    return out.getvalue()
+
+
+def cube_3mf(side: float = 10.0) -> bytes:
+    return threemf_zip(model_xml(mesh_object(1, side), '<item objectid="1"/>'))
+
+
+def cube_obj(side: float = 10.0, *, quads: bool = False, negative: bool = False, name: str = "cube") -> bytes:
+    lines = [f"# a cube\nmtllib cube.mtl\no {name}"]
+    lines += [f"v {x:g} {y:g} {z:g}" for x, y, z in CUBE_VERTICES * side]
+    lines += ["vn 0 0 1", "vt 0 0"]
+    faces = CUBE_FACES + 1
+    if quads:  # pairs of triangles (a, b, c) + (a, c, d) as one quad a b c d
+        polygons = [[*faces[i], faces[i + 1][2]] for i in range(0, 12, 2)]
+    else:
+        polygons = faces.tolist()
+    for polygon in polygons:
+        refs = [str(i - 9) if negative else f"{i}/1/1" for i in polygon]
+        lines.append("f " + " ".join(refs))
+    return ("\n".join(lines) + "\n").encode()
