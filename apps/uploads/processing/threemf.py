@@ -448,7 +448,7 @@ def threemf_open(path: Path, *, workdir: Path, max_triangles: int,
             raise ThreeMfError(f"The 3MF file places {total:,} triangles; the limit is {max_triangles:,}.")
 
         writer = BinaryStlWriter(workdir / "3mf.stl", max_triangles=max_triangles, what="3MF file")
-        listed = []
+        listed: list[dict] = []
         try:
             for key, matrix in items:
                 lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
