@@ -35,6 +35,8 @@ class SearchThing(models.Model):
     license = models.CharField(max_length=16)
     category_id = models.BigIntegerField(null=True)
     make_count = models.PositiveIntegerField()
+    # The lower case of the Thing's print_settings.material ("" when none): the `material` filter.
+    material = models.CharField(max_length=50, default="", blank=True)
     added = models.DateTimeField()
     # Orders: relevance and sort=likes walk like_count; sort=popular the sum of three counters.
     like_count = models.PositiveIntegerField()

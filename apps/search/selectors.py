@@ -36,7 +36,8 @@ SORT_POPULAR = "popular"
 SORT_LIKES = "likes"
 THING_SORTS = (SORT_RELEVANT, SORT_NEWEST, SORT_POPULAR, SORT_LIKES)
 USER_SORTS = (SORT_RELEVANT, SORT_NEWEST)
-THING_FILTERS = frozenset({"license", "category", "is_wip", "has_makes", "posted_after", "posted_before"})
+THING_FILTERS = frozenset({"license", "category", "is_wip", "has_makes", "posted_after", "posted_before",
+                           "material"})
 
 # At most this many results per search (GitHub's search API stops at 1,000): the cost of a search is
 # bounded by it, not by the catalogue. 500 keeps p95 under 50 ms at 100,000 Things (see _thing_search).
@@ -60,6 +61,7 @@ class SearchParams:
     has_makes: bool | None = None
     posted_after: object = None  # aware datetime, inclusive
     posted_before: object = None  # aware datetime, exclusive
+    material: str | None = None  # print_settings.material, any case (issue 27)
 
     @classmethod
     def from_data(cls, data: dict) -> "SearchParams":
@@ -199,7 +201,8 @@ def _window_ids(scope: _Scope, *, term: str, params: SearchParams, category_ids)
     generation = ""
     if scope.cacheable and window_cache_seconds() > 0:
         key = window_key("things", term, params.sort, params.license, category_ids, params.is_wip,
-                         params.has_makes, params.posted_after, params.posted_before)
+                         params.has_makes, params.posted_after, params.posted_before,
+                         params.material.lower() if params.material else None)
         ids, generation = window_get(key)
         if ids is not None:
             return ids
@@ -244,6 +247,9 @@ def _window_query(scope: _Scope, *, term: str, params: SearchParams, category_id
     if params.posted_before is not None:
         conditions.append("added < %s")
         values.append(params.posted_before)
+    if params.material is not None:
+        conditions.append("material = %s")
+        values.append(params.material.lower())
     table = SearchThing._meta.db_table
     indexed, unindexed = _SQL_ORDERS[params.sort]
     match = "vector @@ websearch_to_tsquery('english', %s)"
@@ -494,6 +500,8 @@ def _thing_filter(qs: QuerySet, params: SearchParams) -> QuerySet:
         qs = qs.filter(added__gte=params.posted_after)
     if params.posted_before is not None:
         qs = qs.filter(added__lt=params.posted_before)
+    if params.material is not None:
+        qs = qs.filter(print_settings__material__iexact=params.material)
     return qs
 
 

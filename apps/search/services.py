@@ -38,6 +38,7 @@ _MIRRORED = {
     "is_wip": "t.is_wip",
     "license": "t.license",
     "category_id": "t.category_id",
+    "material": "left(lower(coalesce(t.print_settings ->> 'material', '')), 50)",
     "make_count": "t.make_count",
     "added": "t.added",
     "like_count": "t.like_count",

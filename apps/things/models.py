@@ -53,6 +53,8 @@ class Thing(Moderated):
     is_published = models.BooleanField(default=False)
     published_at = models.DateTimeField(null=True, blank=True)
     is_wip = models.BooleanField(default=False)
+    # Structured print settings (apps/things/printsettings.py): the keys with a value, or null.
+    print_settings = models.JSONField(null=True, blank=True)
     is_private = models.BooleanField(default=False)
     ratings_enabled = models.BooleanField(default=True)
     is_featured = models.BooleanField(default=False)

@@ -2,6 +2,7 @@
 from urllib.parse import quote
 
 from django.templatetags.static import static
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.fields import StrictCharField
@@ -11,6 +12,7 @@ from apps.core.api import api_url, site_url
 from apps.core.fields import LicenseField
 from apps.core.licenses import THING_LICENSES, license_name
 from apps.things import links, rules
+from apps.things.printsettings import PrintSettingsError, print_settings_output, print_settings_parse
 from apps.core.api import MAX_ID
 
 
@@ -77,6 +79,35 @@ class FavoriteSerializer(ThingShortSerializer):
         return data
 
 
+class PrintSettingsSerializer(serializers.Serializer):
+    """A Thing's print settings (docs: DECISIONS.md round 3): each key null when unset."""
+
+    printer = serializers.CharField(allow_null=True, max_length=100)
+    material = serializers.CharField(allow_null=True, max_length=50, help_text="e.g. PLA, PETG; a search filter.")
+    layer_height_mm = serializers.FloatField(allow_null=True, min_value=0.01, max_value=5)
+    supports = serializers.BooleanField(allow_null=True)
+    infill_percent = serializers.FloatField(allow_null=True, min_value=0, max_value=100)
+    nozzle_mm = serializers.FloatField(allow_null=True, min_value=0.05, max_value=5)
+    notes = serializers.CharField(allow_null=True, max_length=2000)
+
+
+@extend_schema_field(PrintSettingsSerializer(allow_null=True))
+class PrintSettingsField(serializers.Field):
+    """print_settings in: an object of some of the keys (each a value or null), or null for none. Types
+    are strict (a number is never a string here) and each key's range is checked (printsettings.py)."""
+
+    writable_object = True  # a PATCH that sends the object back changes it (core.api.parse_patch)
+
+    def to_internal_value(self, data):
+        try:
+            return print_settings_parse(data)
+        except PrintSettingsError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, value):
+        return print_settings_output(value)
+
+
 class ThingSerializer(ThingShortSerializer):
     """The full Thing (spec §2): every field, the sub-collection URLs under both names (compat).
 
@@ -98,6 +129,7 @@ class ThingSerializer(ThingShortSerializer):
     category = serializers.SerializerMethodField()
     tag_names = serializers.SerializerMethodField()
     default_image = serializers.SerializerMethodField()
+    print_settings = serializers.SerializerMethodField()
 
     def get_modified(self, thing) -> str:
         return iso8601(thing.modified)
@@ -114,6 +146,10 @@ class ThingSerializer(ThingShortSerializer):
 
     def get_default_image(self, thing) -> dict | None:
         return links.thing_default_image(thing)
+
+    @extend_schema_field(PrintSettingsSerializer(allow_null=True))
+    def get_print_settings(self, thing) -> dict | None:
+        return print_settings_output(thing.print_settings)
 
     def to_representation(self, thing):
         data = super().to_representation(thing)
@@ -195,6 +231,11 @@ class _ThingWriteInput(serializers.Serializer):
         required=False,
         max_length=rules.THING_MAX_TAGS * 2,
         help_text="Replaces every tag. Each is normalised (spec §2); duplicates ignoring case are dropped.",
+    )
+    print_settings = PrintSettingsField(
+        required=False, allow_null=True,
+        help_text="Some of {printer, material, layer_height_mm, supports, infill_percent, nozzle_mm, notes}; "
+        "PATCH merges them over the current ones (a key given as null is cleared); null clears them all.",
     )
 
 

@@ -12,6 +12,7 @@ from apps.core.licenses import THING_LICENSES
 from apps.things import counters, rules, selectors
 from apps.things.hooks import thing_index_forget, thing_index_sync, thing_reindex
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
+from apps.things.printsettings import print_settings_merge
 from apps.things.events import thing_event, thing_gone_event
 from apps.things.wire import user_event_dict
 
@@ -32,7 +33,7 @@ CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
 INDEXED_FIELDS = {"name", "description", "tags"}
 # What search filters by (apps.search's table copies them): a change to any of these syncs its row
 # (hooks.thing_index_sync).
-SEARCH_FILTER_FIELDS = {"license", "is_wip", "category"}
+SEARCH_FILTER_FIELDS = {"license", "is_wip", "category", "print_settings"}
 
 
 def _raise_if(errors: dict[str, list[str]]) -> None:
@@ -107,6 +108,7 @@ def thing_create(
     is_wip: bool = False,
     tags=(),
     ancestors=(),
+    print_settings: dict | None = None,
 ) -> Thing:
     """Create an unpublished Thing (spec §4.2 POST /things/) with its tags and remix links.
 
@@ -133,6 +135,7 @@ def thing_create(
         description=description,
         instructions=instructions,
         is_wip=is_wip,
+        print_settings=print_settings_merge(None, print_settings),
     )
     _tags_set(thing, tag_names)
     Remix.objects.bulk_create([Remix(derivative=thing, ancestor_id=i) for i in ancestor_ids])
@@ -164,6 +167,11 @@ def thing_update(*, thing: Thing, data: dict, if_version: int | None = None) -> 
     changed = [field for field in CONTENT_FIELDS if field in data and getattr(thing, field) != data[field]]
     for field in changed:
         setattr(thing, field, data[field])
+    if "print_settings" in data:  # an object merges over the current one (printsettings.py); null clears
+        settings = print_settings_merge(thing.print_settings, data["print_settings"])
+        if settings != thing.print_settings:
+            thing.print_settings = settings
+            changed.append("print_settings")
     if "category" in data and thing.category_id != (category.pk if category else None):
         thing.category = category
         changed.append("category")

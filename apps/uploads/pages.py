@@ -10,22 +10,25 @@
   file or an image, feature an image, reorder the images.
 """
 
-from django.http import Http404, HttpResponseRedirect, JsonResponse
+from pathlib import PurePosixPath
+
+from botocore.exceptions import ClientError
+from django.http import Http404, HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_POST, require_safe
 
 from apps.core.exceptions import DomainError, NotFound
 from apps.core.site import done, json_body, login_required_page, refused, wants_json
 from apps.things import rules as thing_rules
 from apps.core.sections import PageSection, page_section_register
 from apps.things.selectors import thing_get_for_edit, thing_get_for_page
-from apps.uploads import links
+from apps.uploads import links, slicers, store
 from apps.uploads.files import selectors, services
 from apps.uploads.flow import selectors as flow_selectors
 from apps.uploads.flow import services as flow_services
-from apps.uploads.models import ProcessingStatus, Upload
+from apps.uploads.models import ProcessingStatus, ThingFile, Upload
 from apps.uploads.packages.services import thing_package_url
 
 # What a browser may preview in 3D: the processing writes a three.js geometry for these (processing.stl).
@@ -73,6 +76,7 @@ def file_row(file, *, thing_id: int) -> dict:
         else "",
         "download": f"/thing:{thing_id}/files/{file.pk}/download",
         "is_live": file.status == ProcessingStatus.LIVE,
+        "slicers": slicers.slicer_links(file.pk, file.name) if file.status == ProcessingStatus.LIVE else [],
     }
 
 
@@ -193,6 +197,38 @@ def file_download_page(request, thing_id: int, file_id: int):
     except NotFound:
         raise Http404 from None
     return HttpResponseRedirect(services.file_download(file=file, user=request.user))
+
+
+@never_cache
+@require_safe
+def file_open(request, file_id: int, token: str, name: str):
+    """/files/<id>/open/<token>/<name>: the bytes of a live file for a slicer opened by "Open in slicer"
+    (apps/uploads/slicers.py): no session, the signed token is the permission. A Thing hidden since, a
+    file gone or no longer live, a bad or expired token: 404. Counted as a download (of nobody)."""
+    if not slicers.file_open_token_valid(file_id, token):
+        raise Http404("This link has expired: open the Thing's page again.")
+    file = (ThingFile.objects.filter(pk=file_id, status=ProcessingStatus.LIVE, thing__is_hidden=False)
+            .only("id", "thing_id", "key", "name", "size").first())
+    if file is None:
+        raise Http404
+    try:
+        body = store.open_stream(file.key)
+    except ClientError:
+        raise Http404 from None
+    services.file_download(file=file, user=None)
+
+    def chunks():
+        try:
+            while chunk := body.read(1 << 20):
+                yield chunk
+        finally:
+            body.close()
+
+    response = StreamingHttpResponse(chunks(), content_type=slicers.CONTENT_TYPES.get(
+        PurePosixPath(file.name.lower()).suffix, "application/octet-stream"))
+    response["Content-Disposition"] = store.content_disposition(file.name)
+    response["Content-Length"] = str(file.size)
+    return response
 
 
 @never_cache

@@ -215,6 +215,11 @@ def get_bytes(key: str) -> bytes:
     return _call(client().get_object, Key=key)["Body"].read()
 
 
+def read_head(key: str, size: int) -> bytes:
+    """The object's first `size` bytes (one ranged GET; fewer when the object is shorter)."""
+    return _call(client().get_object, Key=key, Range=f"bytes=0-{size - 1}")["Body"].read()
+
+
 def open_stream(key: str):
     """The object's body as a readable stream (botocore StreamingBody); close it when done."""
     return _call(client().get_object, Key=key)["Body"]

@@ -13,6 +13,8 @@ thing = "thing:<int:thing_id>"
 page_urlpatterns: list = [
     path(f"{thing}/files/<int:file_id>/download", pages.file_download_page, name="file-download-page"),
     path(f"{thing}/files/status", pages.thing_files_status, name="thing-files-status"),
+    # "Open in slicer" (apps/uploads/slicers.py): the bytes for a slicer, by a signed link, no session.
+    path("files/<int:file_id>/open/<str:token>/<str:name>", pages.file_open, name="file-open"),
     path(f"{thing}/package", pages.thing_package_page, name="thing-package-page"),
     path(f"{thing}/uploads", pages.thing_upload_start, name="thing-upload-start"),
     path(

@@ -47,6 +47,8 @@ UPLOAD_VERIFY_DELAY_SECONDS = env.int("UPLOAD_VERIFY_DELAY_SECONDS", default=300
 # Processing limits against hostile input (decompression bombs, absurd meshes).
 UPLOADS_IMAGE_MAX_PIXELS = env.int("UPLOADS_IMAGE_MAX_PIXELS", default=50_000_000)
 UPLOADS_STL_MAX_TRIANGLES = env.int("UPLOADS_STL_MAX_TRIANGLES", default=5_000_000)
+# Vertices a 3MF or OBJ may declare (docs/uploads.md); their triangles count against the limit above.
+UPLOADS_MODEL_MAX_VERTICES = env.int("UPLOADS_MODEL_MAX_VERTICES", default=5_000_000)
 # Worker time per file or image processing task (docs/reliability.md: finding 8). At the soft limit the
 # file fails as too complex; the hard limit (soft + grace) kills a run that ignored it, and fails it too.
 PROCESSING_TIME_LIMIT_SECONDS = env.float("PROCESSING_TIME_LIMIT_SECONDS", default=60.0)

@@ -11,5 +11,5 @@ SUB_COLLECTIONS = ("files", "images", "likes", "ancestors", "derivatives", "tags
 THING_KEYS = SHORT_THING_KEYS | {
     "modified", "is_private", "ratings_enabled", "is_liked", "is_watched", "comment_count", "make_count",
     "collect_count", "file_count", "description", "instructions", "license", "category", "tag_names",
-    "default_image",
+    "default_image", "print_settings",
 } | set(SUB_COLLECTIONS) | {f"{name}_url" for name in SUB_COLLECTIONS}

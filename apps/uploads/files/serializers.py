@@ -57,7 +57,7 @@ class ImageStateSerializer(ImageSerializer):
 class FileGeometrySerializer(serializers.Serializer):
     """The mesh analysis of a file (processing/stl.py stl_measure), in millimetres."""
 
-    format = serializers.CharField(help_text="`stl-binary` or `stl-ascii`.")
+    format = serializers.CharField(help_text="`stl-binary`, `stl-ascii`, `3mf` or `obj`.")
     triangles = serializers.IntegerField()
     bbox_mm = serializers.DictField(
         child=serializers.ListField(child=serializers.FloatField()),
@@ -68,6 +68,20 @@ class FileGeometrySerializer(serializers.Serializer):
     area_mm2 = serializers.FloatField()
     closed = serializers.BooleanField()
     units = serializers.CharField(help_text="Always `mm`.")
+    objects = serializers.ListField(
+        child=serializers.DictField(), required=False,
+        help_text="3MF: the objects the build places `[{id, name, triangles, bbox_mm, plate}]` (`plate` where the "
+        "slicer wrote plates); OBJ: its `o` objects `[{name, triangles}]`. Absent for STL.",
+    )
+    plates = serializers.ListField(
+        child=serializers.DictField(), required=False,
+        help_text="3MF from Bambu Studio or OrcaSlicer: `[{id, name, objects: [object id]}]`.",
+    )
+    settings = serializers.DictField(
+        required=False,
+        help_text="3MF: the print settings the file carries, those present of `slicer`, `printer`, `material`, "
+        "`filament`, `layer_height_mm`, `nozzle_mm`, `infill_percent`, `supports`.",
+    )
 
 
 class FileSerializer(serializers.Serializer):

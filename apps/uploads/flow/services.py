@@ -48,8 +48,9 @@ STORE_RETRY_AFTER_SECONDS = 30
 class UploadProblem(RuleViolation):
     """400 of a finalize that cannot (yet) succeed; `error_type` is one of rules.MESSAGES."""
 
-    def __init__(self, error_type: str):
-        super().__init__(rules.MESSAGES[error_type], error_type=error_type)
+    def __init__(self, error_type: str, reason: str = ""):
+        message = rules.MESSAGES[error_type]
+        super().__init__(f"{message}: {reason}" if reason else message, error_type=error_type)
 
 
 class StoreUnavailable(ServiceUnavailable):
@@ -84,6 +85,10 @@ def upload_start(*, owner, kind: str, target_id: int, filename: str) -> Upload:
     if not rules.upload_kind_accepts(kind, name):
         message = "Only images can be uploaded here (" + ", ".join(sorted(rules.IMAGE_EXTENSIONS)) + ")."
         raise ValidationFailed(f"filename: {message}", errors={"filename": [message]})
+    if kind == Upload.Kind.THING_FILE:
+        problem = rules.thing_file_type_problem(name)
+        if problem is not None:
+            raise ValidationFailed(f"filename: {problem}", errors={"filename": [problem]})
     upload = Upload.objects.create(
         owner=owner,
         kind=kind,
@@ -190,6 +195,12 @@ def _upload_settle(upload: Upload, *, attempts: int = FREEZE_ATTEMPTS) -> dict:
     if problem is not None:
         _object_delete(frozen)
         return _upload_close(upload, Upload.Status.FAILED, problem, size=info.size)
+    # Issue 26: whatever its name said, a program or a script is refused by its first bytes.
+    program = rules.content_executable_kind(store.read_head(frozen, rules.SNIFF_BYTES))
+    if program is not None:
+        _object_delete(frozen)
+        return _upload_close(upload, Upload.Status.FAILED, rules.UPLOAD_FAILED, size=info.size,
+                             reason=f"the file is {program}; programs and scripts cannot be uploaded")
 
     gone = False
     with transaction.atomic():
@@ -230,7 +241,7 @@ def _upload_close(upload: Upload, status: str, error_type: str, *, size=None, re
     )
     if claimed:
         transaction.on_commit(partial(_object_delete, upload.key))
-        raise UploadProblem(error_type)
+        raise UploadProblem(error_type, reason)
     # Someone else settled it meanwhile (a concurrent finalize or the verify task): answer as they did.
     return _upload_settle(Upload.objects.select_related("file", "image").get(pk=upload.pk))
 
