@@ -25,6 +25,7 @@ from apps.core.handlers import error_body, service_unavailable_from, service_una
 from apps.core.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
 from apps.core.ratelimit import RateLimitState, rate_limit_hit, rate_limit_key
 from apps.core.statuses import success_status_apply
+from apps.core import versions
 
 
 class ApiView(APIView):
@@ -59,7 +60,10 @@ class ApiView(APIView):
         self.format_kwarg = self.get_format_suffix(**kwargs)
         request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
         request.version, request.versioning_scheme = self.determine_version(request, *args, **kwargs)
+        versions.header_version(request)  # an unknown Thingyard-Version is 400 before anything else
         self.perform_authentication(request)
+        # The wire version (apps.core.versions): the header, else the token's app's, else `spec`.
+        versions.resolve(request, getattr(request.auth, "application", None))
         self.check_rate_limit(request)
         self.check_permissions(request)
 
@@ -86,6 +90,7 @@ class ApiView(APIView):
         if not response.has_header("Cache-Control"):
             response["Cache-Control"] = "private, no-store"
         patch_vary_headers(response, ("Authorization",))
+        versions.answer_header(response, request)
         return response
 
 
@@ -118,6 +123,7 @@ def api_json_response(data, *, view_class: type[ApiView], rate_limit: RateLimitS
         response[name] = value
     response["Cache-Control"] = "private, no-store"
     patch_vary_headers(response, ("Authorization",))
+    response[versions.HEADER] = versions.SPEC  # the fast path answers `spec` requests only
     return response
 
 

@@ -23,7 +23,7 @@ def _token_cache_seconds() -> int:
 
 
 def token_cache_key(checksum: str) -> str:
-    return f"oauth-token:{checksum}"
+    return f"oauth-token:{checksum}:w"  # `:w`: the row carries the app's wire_version (issue 25)
 
 
 # checksum → (user id, application id) of tokens this process has seen (apps.oauth.fastpath derives its
@@ -148,6 +148,7 @@ class TokenBrief(NamedTuple):
     application_last_used_at: datetime | None
     authorization_id: int | None
     authorization_last_used_at: datetime | None
+    application_wire_version: str | None  # apps.core.versions: the app's pinned version
 
 
 def access_token_row_brief(row) -> TokenBrief:
@@ -164,7 +165,8 @@ class _TokenJoin:
 
     TOKEN_FIELDS = ("id", "user_id", "application_id", "expires", "scope", "created")
     APPLICATION_FIELDS = (
-        "id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type", "last_used_at"
+        "id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type", "last_used_at",
+        "wire_version",
     )
 
     AUTHORIZATION_FIELDS = ("id", "last_used_at")
@@ -258,6 +260,7 @@ class _TokenJoin:
             at(2, app_fields, "last_used_at"),
             at(3, auth_fields, "id"),
             at(3, auth_fields, "last_used_at"),
+            at(2, app_fields, "wire_version"),
         )
 
     def brief(self, row) -> TokenBrief:
