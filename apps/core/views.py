@@ -141,7 +141,15 @@ def _allow_header(view_class: type[ApiView]) -> str:
 
 
 class OpenApiView(ApiView, SpectacularJSONAPIView):
-    """/openapi.json, through the same pipeline (a token counts against the limit; JSON-P works)."""
+    """/openapi.json, through the same pipeline (a token counts against the limit; JSON-P works).
+
+    One document per wire version (apps.core.wire): `?version=thingiverse`, else the request's version
+    (the Thingyard-Version header, the token's app), else `spec`. An unknown version is 400."""
+
+    def get(self, request, *args, **kwargs):
+        named = request.query_params.get("version")
+        self.api_version = versions.checked(named) if named else versions.of(request)
+        return super().get(request, *args, **kwargs)
 
 
 class SwaggerUiView(ApiView, SpectacularSwaggerView):
@@ -154,6 +162,7 @@ class SwaggerUiView(ApiView, SpectacularSwaggerView):
 
     @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):
+        versions.checked(request.query_params.get("version"))  # /docs/?version=<v>: that version's document
         response = super().get(request, *args, **kwargs)
         ui_settings = json.loads(response.data["settings"])
         ui_settings["oauth2RedirectUrl"] = request.build_absolute_uri(SWAGGER_OAUTH2_REDIRECT_PATH)

@@ -244,4 +244,4 @@ class UserCopiesView(ApiView):
     def get(self, request, username):
         owner = user_get_by_name(username, viewer=request.user)
         makes = selectors.make_list_for_user(owner=owner, viewer=request.user)
-        return paginated_response(request, makes, MakeSerializer, view=self)
+        return paginated_response(request, makes, MakeSerializer, view=self, empty_page_404_in_live_wire=True)

@@ -5,6 +5,7 @@ import time
 from django.core.cache import cache
 from rest_framework.renderers import JSONRenderer
 
+from apps.core import versions as wire_versions
 from apps.core.lookups import id_or_404, viewer_id
 from apps.core.pagination import page_params
 from apps.core.views import Rendered
@@ -30,7 +31,9 @@ def thing_detail_data(thing_id, *, viewer, request) -> dict:
         thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer)
         return ThingSerializer(thing, context={"request": request}).data
     tid = id_or_404(thing_id)
-    version_key, body_key = VERSION_PREFIX + str(tid), BODY_PREFIX + str(tid)
+    # Each wire version's body under its own key (apps.core.versions.cache_suffix: none for `spec`).
+    version_key = VERSION_PREFIX + str(tid)
+    body_key = BODY_PREFIX + str(tid) + wire_versions.cache_suffix(wire_versions.of(request))
     found = cache.get_many([version_key, body_key])
     version, entry = found.get(version_key), found.get(body_key)
     if version is not None and entry is not None and entry[0] == version:
@@ -95,10 +98,12 @@ def _rendered_public(public: dict) -> bytes | None:
 
 
 def thing_short_list(
-    ids: list[int], *, request=None, rows=None, public_only: bool = False, versions: dict | None = None
+    ids: list[int], *, request=None, rows=None, public_only: bool = False, versions: dict | None = None,
+    wire_version: str | None = None,
 ) -> list[dict]:
     """The short forms (ThingShortSerializer) of these Things, in this order: cached ones from the
-    cache, the others in one statement of `rows` (default: every Thing's short queryset).
+    cache, the others in one statement of `rows` (default: every Thing's short queryset). Each wire
+    version's under its own keys: `wire_version`, else the request's (apps.core.versions).
 
     Lists choose the ids with their own visibility rule. `public_only` (search, whose ids may come from
     a window cached before a Thing was hidden or unpublished): a cached entry is used only when its
@@ -106,8 +111,10 @@ def thing_short_list(
     are read through `rows`, the caller's visibility rule."""
     if not ids:
         return []
+    wire_version = wire_version or _wire_version_of(request)
+    suffix = _wire_suffix(wire_version)
     version_keys = [VERSION_PREFIX + str(i) for i in ids]
-    short_keys = [SHORT_PREFIX + str(i) for i in ids]
+    short_keys = [SHORT_PREFIX + str(i) + suffix for i in ids]
     found = cache.get_many(version_keys + short_keys)
     shorts: dict[int, dict] = {}
     missing: list[int] = []
@@ -120,7 +127,7 @@ def thing_short_list(
         else:
             missing.append(tid)
     if missing:
-        serializer = ThingShortSerializer(context={"request": request})
+        serializer = ThingShortSerializer(context={"request": request, "wire_version": wire_version})
         public, fresh = {}, {}
         if rows is None:
             rows = selectors.thing_short_queryset()  # built only on a miss: building it costs
@@ -135,7 +142,7 @@ def thing_short_list(
             vkey = VERSION_PREFIX + str(tid)
             version = version_for(vkey, found.get(vkey))
             if version is not None:
-                store[SHORT_PREFIX + str(tid)] = (version, data, public[tid])
+                store[SHORT_PREFIX + str(tid) + suffix] = (version, data, public[tid])
                 if versions is not None:
                     versions[tid] = version
         if store:
@@ -157,8 +164,8 @@ LIST_PAGES = {"newest": None, "featured": None, "popular": POPULAR_PAGE_SECONDS}
 MAX_CACHED_PAGE = 100  # deeper pages are read the usual way (they are rarely asked for twice)
 
 
-def list_page_key(name: str, number: int, per_page: int) -> str:
-    return f"{PAGE_PREFIX}{name}:{per_page}:{number}"
+def list_page_key(name: str, number: int, per_page: int, wire_version: str | None = None) -> str:
+    return f"{PAGE_PREFIX}{name}:{per_page}:{number}{_wire_suffix(wire_version or wire_versions.DEFAULT)}"
 
 
 def list_page_keys(name: str, query) -> list[str] | None:
@@ -214,8 +221,17 @@ def list_page_read(name: str, request, ids_page) -> tuple[list[dict], int, int]:
     if lists_version is not None and len(ids) == len(shorts):
         entry = page_entry(ids, versions, shorts, number, num_pages, lists_version=lists_version)
         if entry is not None:
-            cache.set(list_page_key(name, *params), entry, timeout=cache_seconds())  # type: ignore[misc]
+            key = list_page_key(name, *params, wire_versions.of(request))  # type: ignore[misc]
+            cache.set(key, entry, timeout=cache_seconds())
     return shorts, number, num_pages
+
+
+def _wire_version_of(request) -> str:
+    return wire_versions.of(request)
+
+
+def _wire_suffix(wire_version: str) -> str:
+    return wire_versions.cache_suffix(wire_version)
 
 
 _RENDERER = JSONRenderer()

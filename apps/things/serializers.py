@@ -4,13 +4,15 @@ from urllib.parse import quote
 from django.templatetags.static import static
 from rest_framework import serializers
 
+from apps.core import wire
 from apps.core.fields import StrictCharField
+from apps.core.markup import document_render
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.core.api import api_url, site_url
 from apps.core.fields import LicenseField
 from apps.core.licenses import THING_LICENSES, license_name
-from apps.things import links, rules
+from apps.things import links, rules, selectors
 from apps.core.api import MAX_ID
 
 
@@ -48,7 +50,7 @@ class ThingShortSerializer(serializers.Serializer):
         if isinstance(thing, dict):
             return thing  # already this shape: a cached short form (apps.things.bodycache)
         public_url = links.thing_public_url(thing.pk)
-        return {
+        return wire.apply("ThingShort", {
             "id": thing.pk,
             "name": thing.name,
             "url": public_url,
@@ -59,7 +61,7 @@ class ThingShortSerializer(serializers.Serializer):
             "is_wip": thing.is_wip,
             "like_count": thing.like_count,
             "added": iso8601(thing.added),
-        }
+        }, thing, self)
 
 
 class FavoriteSerializer(ThingShortSerializer):
@@ -98,6 +100,14 @@ class ThingSerializer(ThingShortSerializer):
     category = serializers.SerializerMethodField()
     tag_names = serializers.SerializerMethodField()
     default_image = serializers.SerializerMethodField()
+    # Served in every wire version (docs/decisions.md: Wire versions, the additive fields).
+    description_html = serializers.SerializerMethodField()
+    instructions_html = serializers.SerializerMethodField()
+    details = serializers.SerializerMethodField(help_text="HTML: a Summary section, then the other sections.")
+    download_count = serializers.IntegerField(read_only=True)
+    view_count = serializers.SerializerMethodField(help_text="Always 0: Thingyard does not count page views.")
+    remix_count = serializers.SerializerMethodField(help_text="Derivatives everyone may see.")
+    root_comment_count = serializers.SerializerMethodField(help_text="Top-level comments shown.")
 
     def get_modified(self, thing) -> str:
         return iso8601(thing.modified)
@@ -115,12 +125,74 @@ class ThingSerializer(ThingShortSerializer):
     def get_default_image(self, thing) -> dict | None:
         return links.thing_default_image(thing)
 
+    def get_description_html(self, thing) -> str:
+        return document_render(thing.description)
+
+    def get_instructions_html(self, thing) -> str:
+        return document_render(thing.instructions)
+
+    def get_details(self, thing) -> str:
+        return "".join(
+            f'<div class="thing-section" data-section="{part["type"]}"><h2>{part["name"]}</h2>'
+            f'{part["data"][0]["content"]}</div>'
+            for part in _detail_parts(thing)
+        )
+
+    def get_view_count(self, thing) -> int:
+        return 0
+
+    def get_remix_count(self, thing) -> int:
+        return selectors.thing_list_derivatives(thing=thing, viewer=None).count()
+
+    def get_root_comment_count(self, thing) -> int:
+        return thing.comments.filter(parent__isnull=True, counted=True).count()
+
+    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+
+    def wire_tags(self, thing) -> list[dict]:
+        return TagSerializer(selectors.thing_tag_list(thing=thing), many=True, context=self.context).data
+
+    def wire_ancestors(self, thing) -> list[dict]:
+        # The ancestors everyone may see: the body is cached for every viewer (apps.things.bodies).
+        ancestors = selectors.thing_list_ancestors(thing=thing, viewer=None)
+        return ThingShortSerializer(ancestors, many=True, context=self.context).data
+
+    def wire_details_parts(self, thing) -> list[dict]:
+        return _detail_parts(thing)
+
+    def wire_allows_derivatives(self, thing) -> bool:
+        return thing.license not in NO_DERIVATIVES_LICENSES
+
+    def wire_is_derivative(self, thing) -> bool:
+        return thing.ancestors.exists()
+
+    def wire_can_comment(self, thing) -> bool:
+        return bool(thing.is_published and not thing.is_hidden)
+
+    def wire_is_featured(self, thing) -> bool:
+        return bool(thing.is_featured)
+
     def to_representation(self, thing):
         data = super().to_representation(thing)
         for name in links.SUB_COLLECTIONS:
             data[name] = data[f"{name}_url"] = links.thing_api_url(thing.pk, name)
         data["public_url"] = data["url"]
-        return data
+        return wire.apply("Thing", data, thing, self)
+
+
+# Licenses whose Things may not be remixed (a Thing's `allows_derivatives`).
+NO_DERIVATIVES_LICENSES = frozenset({"cc-nd", "cc-nc-nd"})
+
+
+def _detail_parts(thing) -> list[dict]:
+    """The sections of a Thing's page, as the live service listed them: Summary (the description), then
+    the print instructions when there are any."""
+    parts = [{"type": "summary", "name": "Summary", "data": [{"content": document_render(thing.description)}]}]
+    if thing.instructions:
+        parts.append(
+            {"type": "instructions", "name": "Instructions", "data": [{"content": document_render(thing.instructions)}]}
+        )
+    return parts
 
 
 class TagSerializer(serializers.Serializer):
@@ -139,6 +211,12 @@ class TagSerializer(serializers.Serializer):
 
     def get_things_url(self, tag) -> str:
         return api_url(f"tags/{quote(tag.name)}/things")
+
+    def wire_absolute_url(self, tag) -> str:
+        return f"/tag:{tag.name}"  # the site-relative page, as the live service wrote it
+
+    def to_representation(self, tag):
+        return wire.apply("Tag", super().to_representation(tag), tag, self)
 
 
 class CategorySerializer(serializers.Serializer):
