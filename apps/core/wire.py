@@ -82,6 +82,23 @@ def _put(component: dict, name: str, schema: dict) -> None:
 
 
 @dataclass(frozen=True)
+class ItemsAlso:
+    """An input list whose items may also take another form (what this version's answers show, sent back
+    in a round-trip PATCH). The input field asks `has(version, kind)`; nothing changes in answers."""
+
+    name: str
+    item: dict
+
+    def apply(self, data: dict, obj, serializer) -> None:
+        pass
+
+    def schema(self, component: dict) -> None:
+        found = component.get("properties", {}).get(self.name)
+        if found and "items" in found:
+            found["items"] = {"oneOf": [found["items"], self.item]}
+
+
+@dataclass(frozen=True)
 class HitsOnly:
     """Search answers are always the object `{total, hits}` (`{"total": 0, "hits": []}` on no match):
     the answer itself is shaped by apps.core.api.paginated_response, which asks `has(version, "Search")`."""
@@ -154,6 +171,11 @@ THINGIVERSE = {
         ),
     ),
     "Tag": Kind(("Tag",), (Provide("absolute_url", {"type": "string"}),)),
+    # A Thing's tags sent back as the tag objects the answers show (round-trip PATCH): their `name`.
+    "ThingInput": Kind(
+        ("ThingCreateInputRequest", "PatchedThingUpdateInputRequest"),
+        (ItemsAlso("tags", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),),
+    ),
     "Search": Kind(("SearchAnswer", "ThingSearchAnswer", "LibrarySearchAnswer"), (HitsOnly(),)),
     # Paged lists answer 404 when the page has no item (apps.core.api.paginated_response).
     "EmptyPage404": Kind((), ()),

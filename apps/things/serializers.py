@@ -4,7 +4,7 @@ from urllib.parse import quote
 from django.templatetags.static import static
 from rest_framework import serializers
 
-from apps.core import wire
+from apps.core import versions, wire
 from apps.core.fields import StrictCharField
 from apps.core.markup import document_render
 from apps.accounts.links import iso8601
@@ -244,6 +244,16 @@ class CategorySerializer(serializers.Serializer):
 # --- inputs ------------------------------------------------------------------------------------------
 
 
+class TagInputField(StrictCharField):
+    """A tag name; in a wire version whose Things show tags as objects (apps.core.wire "ThingInput"),
+    also such an object, read as its `name`."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and wire.has(versions.of_context(self.context), "ThingInput"):
+            data = data.get("name")
+        return super().to_internal_value(data)
+
+
 def _text_field(**kwargs) -> StrictCharField:
     return StrictCharField(required=False, allow_blank=True, max_length=rules.THING_TEXT_MAX_LENGTH, **kwargs)
 
@@ -269,7 +279,7 @@ class _ThingWriteInput(serializers.Serializer):
     instructions = _text_field(help_text='The field the spec prints as "the service" (docs/decisions.md).')
     is_wip = serializers.BooleanField(required=False)
     tags = serializers.ListField(
-        child=StrictCharField(allow_blank=True, trim_whitespace=False, max_length=rules.TAG_MAX_LENGTH * 2),
+        child=TagInputField(allow_blank=True, trim_whitespace=False, max_length=rules.TAG_MAX_LENGTH * 2),
         required=False,
         max_length=rules.THING_MAX_TAGS * 2,
         help_text="Replaces every tag. Each is normalised (spec §2); duplicates ignoring case are dropped.",
