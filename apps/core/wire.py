@@ -177,6 +177,9 @@ THINGIVERSE = {
         (ItemsAlso("tags", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),),
     ),
     "Search": Kind(("SearchAnswer", "ThingSearchAnswer", "LibrarySearchAnswer"), (HitsOnly(),)),
+    # The object-store POST answers 200: the descriptor's `action` is the service's relay
+    # (apps.uploads.flow.services.upload_descriptor).
+    "UploadRelay": Kind((), ()),
     # Paged lists answer 404 when the page has no item (apps.core.api.paginated_response).
     "EmptyPage404": Kind((), ()),
 }

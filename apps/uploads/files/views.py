@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
+from apps.core import versions
 from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.schema import THING_PARAM
 from apps.core.views import ApiView, json_error
@@ -63,7 +64,7 @@ class ThingFileUploadStartView(ApiView):
         thing = thing_get_own(thing_id, viewer=request.user)
         data = parse_input(UploadStartInput, request)
         upload = services.thing_upload_start(owner=request.user, thing=thing, filename=data["filename"])
-        return Response(upload_descriptor(upload=upload))
+        return Response(upload_descriptor(upload=upload, wire_version=versions.of(request)))
 
 
 
