@@ -171,6 +171,34 @@ THINGIVERSE = {
         ),
     ),
     "Tag": Kind(("Tag",), (Provide("absolute_url", {"type": "string"}),)),
+    "Category": Kind(("Category",), (Provide("id", {"type": "integer"}),)),
+    "User": Kind(
+        ("User",),
+        (
+            Drop(("things", "copies", "likes")),  # the live user has only their *_url forms
+            Provide("bio_html", {"type": "string"}),
+            Provide("count_of_designs", {"type": "integer"}),
+            Provide("count_of_followers", {"type": "integer"}),
+            Provide("count_of_following", {"type": "integer"}),
+        ),
+    ),
+    "Make": Kind(
+        ("Make", "MakeWithImages"),
+        (
+            Provide("description_html", {"type": "string"}),
+            Provide("root_comment_count", {"type": "integer"}),
+            Const("type_name", "Make", {"type": "string"}),
+        ),
+    ),
+    "Comment": Kind(
+        ("Comment",),
+        (
+            Provide("parent_url", {"type": "string", "nullable": True}),
+            Provide("is_root_comment", _BOOL),
+        ),
+    ),
+    "Group": Kind(("Group",), (Provide("creator", {"type": "integer", "description": "The creator's user id."}),)),
+    "Collection": Kind(("Collection",), (Provide("description_html", {"type": "string"}),)),
     # A Thing's tags sent back as the tag objects the answers show (round-trip PATCH): their `name`.
     "ThingInput": Kind(
         ("ThingCreateInputRequest", "PatchedThingUpdateInputRequest"),

@@ -240,6 +240,12 @@ class CategorySerializer(serializers.Serializer):
         # Categories carry no image of their own yet: the Things' placeholder, never an empty string.
         return site_url(static(links.PLACEHOLDER_THUMBNAIL))
 
+    def wire_id(self, category) -> int:
+        return category.pk
+
+    def to_representation(self, category):
+        return wire.apply("Category", super().to_representation(category), category, self)
+
 
 # --- inputs ------------------------------------------------------------------------------------------
 
