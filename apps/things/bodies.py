@@ -220,8 +220,8 @@ def list_page_read(name: str, request, ids_page) -> tuple[list[dict], int, int]:
     shorts = thing_short_list(ids, request=request, versions=versions)
     if lists_version is not None and len(ids) == len(shorts):
         entry = page_entry(ids, versions, shorts, number, num_pages, lists_version=lists_version)
-        if entry is not None:
-            key = list_page_key(name, *params, wire_versions.of(request))  # type: ignore[misc]
+        if entry is not None and params is not None:  # lists_version is read only for a page's params
+            key = list_page_key(name, params[0], params[1], wire_versions.of(request))
             cache.set(key, entry, timeout=cache_seconds())
     return shorts, number, num_pages
 

@@ -150,12 +150,12 @@ class ThingSerializer(ThingShortSerializer):
     # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
 
     def wire_tags(self, thing) -> list[dict]:
-        return TagSerializer(selectors.thing_tag_list(thing=thing), many=True, context=self.context).data
+        return list(TagSerializer(selectors.thing_tag_list(thing=thing), many=True, context=self.context).data)
 
     def wire_ancestors(self, thing) -> list[dict]:
         # The ancestors everyone may see: the body is cached for every viewer (apps.things.bodies).
         ancestors = selectors.thing_list_ancestors(thing=thing, viewer=None)
-        return ThingShortSerializer(ancestors, many=True, context=self.context).data
+        return list(ThingShortSerializer(ancestors, many=True, context=self.context).data)
 
     def wire_details_parts(self, thing) -> list[dict]:
         return _detail_parts(thing)

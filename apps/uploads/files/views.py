@@ -168,7 +168,7 @@ def file_direct(request, file_id: int, token: str, name: str):
     if request.method != "GET":
         body.close()
     response["Content-Length"] = str(file.size)
-    response["Content-Disposition"] = content_disposition_header(False, file.name)
+    response["Content-Disposition"] = content_disposition_header(False, file.name) or "inline"
     response["Cache-Control"] = "private, max-age=3600"
     response["X-Content-Type-Options"] = "nosniff"
     return response
