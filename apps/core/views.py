@@ -146,6 +146,7 @@ class OpenApiView(ApiView, SpectacularJSONAPIView):
     One document per wire version (apps.core.wire): `?version=thingiverse`, else the request's version
     (the Thingyard-Version header, the token's app), else `spec`. An unknown version is 400."""
 
+    @extend_schema(exclude=True)  # the document does not list itself (as drf-spectacular's view)
     def get(self, request, *args, **kwargs):
         named = request.query_params.get("version")
         self.api_version = versions.checked(named) if named else versions.of(request)

@@ -142,10 +142,10 @@ class ThingSerializer(ThingShortSerializer):
         return 0
 
     def get_remix_count(self, thing) -> int:
-        return selectors.thing_list_derivatives(thing=thing, viewer=None).count()
+        return selectors.thing_remix_count(thing)
 
     def get_root_comment_count(self, thing) -> int:
-        return thing.comments.filter(parent__isnull=True, counted=True).count()
+        return selectors.thing_root_comment_count(thing)
 
     # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
 
