@@ -171,3 +171,33 @@ def test_created_under_thingiverse_and_patched_back_whole_reads_under_spec(api):
     # …and the spec client's own round trip still refuses objects as tags.
     refused = api.patch(f"/things/{body['id']}/", {"tags": [{"name": "x"}]}, format="json")
     assert refused.status_code == 400
+
+
+# --- the other objects ----------------------------------------------------------------------------
+
+
+def test_the_other_objects_in_the_thingiverse_wire(api, user, other_user, family):
+    from apps.accounts.models import Follow
+    from apps.groups.tests.factories import GroupFactory
+    from apps.makes.tests.factories import MakeFactory
+    from apps.thingcollections.tests.factories import CollectionFactory
+
+    _, child = family
+    Follow.objects.create(follower=other_user, followed=user)
+    me = api.get("/users/me", **LIVE).json()
+    assert "things" not in me and me["things_url"].endswith("/things")
+    assert (me["count_of_designs"], me["count_of_followers"], me["count_of_following"]) == (1, 1, 0)
+    assert "bio_html" in me and api.get("/users/me").json()["things"] == me["things_url"]
+    make = MakeFactory(thing=child, creator=other_user, description="Printed *fine*")
+    copy = api.get(f"/copies/{make.pk}", **LIVE).json()
+    assert copy["type_name"] == "Make" and "<em>fine</em>" in copy["description_html"]
+    assert copy["thing"]["is_published"] == 1 and copy["root_comment_count"] == 0
+    comments = api.get(f"/things/{child.pk}/comments", **LIVE).json()
+    roots = [c for c in comments if c["is_root_comment"]]
+    replies = [c for c in comments if not c["is_root_comment"]]
+    assert roots and replies and replies[0]["parent_url"].endswith(f"/comments/{roots[0]['id']}")
+    group = GroupFactory(creator=other_user)
+    assert api.get(f"/groups/{group.pk}", **LIVE).json()["creator"] == other_user.pk
+    assert api.get(f"/groups/{group.pk}").json()["creator"]["id"] == other_user.pk
+    collection = CollectionFactory(creator=user, description="Mine **all**")
+    assert "<strong>all</strong>" in api.get(f"/collections/{collection.pk}", **LIVE).json()["description_html"]
