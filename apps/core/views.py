@@ -31,6 +31,7 @@ from apps.core.permissions import WRITE_SCOPE, scope_allows_write
 from apps.core.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
 from apps.core.ratelimit import RateLimitState, rate_limit_hit, rate_limit_key
 from apps.core.statuses import success_status_apply
+from apps.core import versions
 
 
 class ApiView(APIView):
@@ -66,7 +67,10 @@ class ApiView(APIView):
         self.format_kwarg = self.get_format_suffix(**kwargs)
         request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
         request.version, request.versioning_scheme = self.determine_version(request, *args, **kwargs)
+        versions.header_version(request)  # an unknown Thingyard-Version is 400 before anything else
         self.perform_authentication(request)
+        # The wire version (apps.core.versions): the header, else the token's app's, else `spec`.
+        versions.resolve(request, getattr(request.auth, "application", None))
         self.check_rate_limit(request)
         self.check_permissions(request)
         self.check_scope(request)
@@ -103,6 +107,7 @@ class ApiView(APIView):
         if not response.has_header("Cache-Control"):
             response["Cache-Control"] = "private, no-store"
         patch_vary_headers(response, ("Authorization",))
+        versions.answer_header(response, request)
         return response
 
 
@@ -139,6 +144,7 @@ def api_json_response(data, *, view_class: type[ApiView], rate_limit: RateLimitS
         response[name] = value
     response["Cache-Control"] = "private, no-store"
     patch_vary_headers(response, ("Authorization",))
+    response[versions.HEADER] = versions.SPEC  # the fast path answers `spec` requests only
     return response
 
 
@@ -160,7 +166,16 @@ class OpenApiView(ApiView, SpectacularJSONAPIView):
     """/openapi.json, through the same pipeline (a token counts against the limit; JSON-P works).
 
     Compressed when the client accepts it (issue 23: 2.2 MB of JSON, about 150 KB gzipped, loaded by
-    every /docs/ page). The document holds no secret, so compression leaks nothing (BREACH)."""
+    every /docs/ page). The document holds no secret, so compression leaks nothing (BREACH).
+
+    One document per wire version (apps.core.wire): `?version=thingiverse`, else the request's version
+    (the Thingyard-Version header, the token's app), else `spec`. An unknown version is 400."""
+
+    @extend_schema(exclude=True)  # the document does not list itself (as drf-spectacular's view)
+    def get(self, request, *args, **kwargs):
+        named = request.query_params.get("version")
+        self.api_version = versions.checked(named) if named else versions.of(request)
+        return super().get(request, *args, **kwargs)
 
 
 class SwaggerUiView(ApiView, SpectacularSwaggerView):
@@ -173,6 +188,7 @@ class SwaggerUiView(ApiView, SpectacularSwaggerView):
 
     @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):
+        versions.checked(request.query_params.get("version"))  # /docs/?version=<v>: that version's document
         response = super().get(request, *args, **kwargs)
         ui_settings = json.loads(response.data["settings"])
         ui_settings["oauth2RedirectUrl"] = request.build_absolute_uri(SWAGGER_OAUTH2_REDIRECT_PATH)

@@ -15,7 +15,13 @@ from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.core.sealing import seal, unseal
 from apps.core.site import no_store
 from apps.developers import rules, selectors, services
-from apps.developers.forms import ApplicationEditForm, ApplicationForm, ApplicationLogoForm, DeliveryFilterForm
+from apps.developers.forms import (
+    ApplicationEditForm,
+    ApplicationForm,
+    ApplicationLogoForm,
+    ApplicationWireVersionForm,
+    DeliveryFilterForm,
+)
 from apps.webhooks import selectors as webhook_selectors
 from apps.webhooks import services as webhook_services
 
@@ -114,7 +120,7 @@ class ApplicationCreateView(LoginRequiredMixin, View):
         return self._render(request, form, status=400)
 
 
-def _render_detail(request, application, form, *, status=200, logo_form=None):
+def _render_detail(request, application, form, *, status=200, logo_form=None, wire_form=None):
     """The app page: credentials, review, logo, webhook and its delivery log, settings."""
     user_count = selectors.application_user_count(application=application)
     log = _delivery_log_context(request, application)
@@ -125,6 +131,7 @@ def _render_detail(request, application, form, *, status=200, logo_form=None):
         "application": application,
         "form": form,
         "logo_form": logo_form or ApplicationLogoForm(),
+        "wire_form": wire_form or ApplicationWireVersionForm(initial={"wire_version": application.wire_version}),
         "client_secret": _pop_secret(request, application),
         "readonly_token_value": _pop_secret(request, application, key=ONE_TIME_TOKEN_SESSION_KEY),
         "user_count": user_count,
@@ -235,6 +242,20 @@ class ApplicationLogoView(OwnedApplicationMixin, View):
                 return redirect(_detail_url(application) + "#logo")
         settings_form = ApplicationEditForm(initial=ApplicationEditForm.initial_for(application))
         return _render_detail(request, application, settings_form, status=400, logo_form=form)
+
+
+class ApplicationWireVersionView(OwnedApplicationMixin, View):
+    """POST the app's wire version (docs/decisions.md: Wire versions)."""
+
+    def post(self, request, pk):
+        application = self.get_application()
+        form = ApplicationWireVersionForm(request.POST)
+        if form.is_valid():
+            services.application_wire_version_set(application=application, version=form.cleaned_data["wire_version"])
+            messages.success(request, f"Your app now gets the {application.wire_version} wire.")
+            return redirect(_detail_url(application) + "#wire-version")
+        settings_form = ApplicationEditForm(initial=ApplicationEditForm.initial_for(application))
+        return _render_detail(request, application, settings_form, status=400, wire_form=form)
 
 
 class ApplicationDeliveryLogView(OwnedApplicationMixin, View):

@@ -11,6 +11,7 @@ from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
+from apps.core import versions
 from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.makes import selectors, services
@@ -101,7 +102,7 @@ class ThingCopiesView(ApiView):
         thing = selectors.thing_get_makeable(thing_id, viewer=request.user)
         data = parse_input(UploadStartInput, request)
         upload = services.make_upload_start(thing=thing, owner=request.user, filename=data["filename"])
-        return Response(upload_descriptor(upload=upload))
+        return Response(upload_descriptor(upload=upload, wire_version=versions.of(request)))
 
 
 class CopyListView(ApiView):
@@ -169,7 +170,7 @@ class CopyImagesView(ApiView):
         make = selectors.make_get_own(copy_id, viewer=request.user)
         data = parse_input(UploadStartInput, request)
         upload = services.make_image_upload_start(make=make, owner=request.user, filename=data["filename"])
-        return Response(upload_descriptor(upload=upload))
+        return Response(upload_descriptor(upload=upload, wire_version=versions.of(request)))
 
 
 class CopyImageDetailView(ApiView):
@@ -249,4 +250,4 @@ class UserCopiesView(ApiView):
     def get(self, request, username):
         owner = user_get_by_name(username, viewer=request.user)
         makes = selectors.make_list_for_user(owner=owner, viewer=request.user)
-        return paginated_response(request, makes, MakeSerializer, view=self)
+        return paginated_response(request, makes, MakeSerializer, view=self, empty_page_404_in_live_wire=True)

@@ -23,8 +23,8 @@ def _token_cache_seconds() -> int:
 
 
 def token_cache_key(checksum: str) -> str:
-    # v2: the narrow row (issue 22, finding 6); rows of the old shape are never read.
-    return f"oauth-token:v2:{checksum}"
+    # v2: the narrow row (issue 22, finding 6); `:w`: the row carries the app's wire_version (issue 25).
+    return f"oauth-token:v2:{checksum}:w"
 
 
 # checksum → (user id, application id) of tokens this process has seen (apps.oauth.fastpath derives its
@@ -151,6 +151,7 @@ class TokenBrief(NamedTuple):
     application_last_used_at: datetime | None
     authorization_id: int | None
     authorization_last_used_at: datetime | None
+    application_wire_version: str | None  # apps.core.versions: the app's pinned version
 
 
 def access_token_row_brief(row) -> TokenBrief:
@@ -174,7 +175,8 @@ class _TokenJoin:
     USER_NEVER_READ = ("password",)
     USER_CACHED_FIELDS = ("id", "username", "is_active", "is_staff", "is_superuser", "last_active")
     APPLICATION_FIELDS = (
-        "id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type", "last_used_at"
+        "id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type", "last_used_at",
+        "wire_version",
     )
 
     AUTHORIZATION_FIELDS = ("id", "last_used_at")
@@ -301,6 +303,7 @@ class _TokenJoin:
             at(2, app_fields, "last_used_at"),
             at(3, auth_fields, "id"),
             at(3, auth_fields, "last_used_at"),
+            at(2, app_fields, "wire_version"),
         )
 
     def brief(self, row) -> TokenBrief:

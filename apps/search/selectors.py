@@ -18,7 +18,7 @@ from django.db.models.functions import Collate, Lower
 from psycopg import ClientCursor
 
 from apps.accounts.models import User
-from apps.core.api import api_url
+from apps.core.api import MAX_ID, api_url
 from apps.core.exceptions import ValidationFailed
 from apps.core.moderation import viewer_sees_hidden
 from apps.search.backend import SQLITE_FTS_TABLE, full_text_search_enabled
@@ -168,6 +168,19 @@ def _thing_search(visible: Q, scope: "_Scope | None", *, term: str, params: Sear
     return ThingResults(ids=lambda: list(ids), rows=rows)
 
 
+_THING_ID_TERM = re.compile(r"^\s*(?:(?:https?://[^/\s]+)?/?(?:thing:|things/))?(\d{1,18})/?\s*$", re.IGNORECASE)
+
+
+def search_term_thing_id(term: str | None) -> int | None:
+    """The Thing id a search term names: the id itself, or a pasted Thing page (`…/thing:42`) or API
+    (`…/things/42`) URL; None for any other term."""
+    match = _THING_ID_TERM.match(term or "")
+    if match is None:
+        return None
+    value = int(match.group(1))
+    return value if 0 < value <= MAX_ID else None
+
+
 def _ranked_ids(rows) -> list[int]:
     """(pk, rank, like_count) rows → ids by best rank, then most liked, then newest id."""
     rows.sort(key=lambda row: (-row[1], -row[2], -row[0]))
@@ -304,6 +317,7 @@ class ThingResults:
         self._ids: list[int] | None = None
         self._public_scope = public_scope
         self._cached_shorts = False
+        self._wire_version: str | None = None
         self.versions: dict = {}  # id → the version of the cached short form served (bodycache)
 
     @property
@@ -312,16 +326,25 @@ class ThingResults:
             self._rows_or_builder = self._rows_or_builder()
         return self._rows_or_builder
 
-    def cached_shorts_enable(self) -> None:
+    def cached_shorts_enable(self, wire_version: str | None = None) -> None:
         """The page as cached short forms (apps.things.bodycache: ThingShortSerializer's dicts, for the
         API) where current and public; the rest through `rows` (the visibility rule). Only for the
         public scope, whose page is the same for every caller."""
         self._cached_shorts = self._public_scope and bodycache.cache_seconds() > 0
+        self._wire_version = wire_version  # the shapes' wire version (apps.core.versions)
 
     def ids(self) -> list[int]:
         if self._ids is None:
             self._ids = list(self._fetch_ids())
         return self._ids
+
+    def pin_first(self, thing_id: int | None) -> None:
+        """Put the Thing `thing_id` first when these results' own rule lets the caller see it (the
+        `thingiverse` wire's id search: a term that is a Thing's id or page URL)."""
+        if thing_id is None or not self._rows.filter(pk=thing_id).exists():
+            return
+        ids = self.ids()
+        self._ids = [thing_id] + [pk for pk in ids if pk != thing_id]
 
     def count(self) -> int:
         return len(self.ids())
@@ -336,7 +359,9 @@ class ThingResults:
         if not ids:
             return []
         if self._cached_shorts:
-            return bodies.thing_short_list(ids, rows=lambda: self._rows, public_only=True, versions=self.versions)
+            return bodies.thing_short_list(
+                ids, rows=lambda: self._rows, public_only=True, versions=self.versions, wire_version=self._wire_version
+            )
         by_id = {thing.pk: thing for thing in self._rows.filter(pk__in=ids)}
         return [by_id[pk] for pk in ids if pk in by_id]
 

@@ -5,6 +5,7 @@ import time
 from django.core.cache import cache
 from rest_framework.renderers import JSONRenderer
 
+from apps.core import versions as wire_versions
 from apps.core.lookups import id_or_404, viewer_id
 from apps.core.pagination import page_params
 from apps.core.views import Rendered
@@ -30,9 +31,11 @@ def thing_detail_answer(thing_id, *, viewer, request) -> tuple[dict, str]:
     when the database says it is current (bodycache.thing_state), or (a miss, a Thing not everyone may
     see, the cache off) the body built as before, kept for the next reader when everyone may see it."""
     uid = viewer_id(viewer)
+    # Each wire version's body under its own key (apps.core.versions.cache_suffix: none for `spec`).
+    suffix = wire_versions.cache_suffix(wire_versions.of(request))
     if cache_seconds():
         tid = id_or_404(thing_id)
-        entry = cache.get(body_key(tid))
+        entry = cache.get(body_key(tid) + suffix)
         if entry is not None:
             state = thing_state(tid, uid)
             if state is not None and state[1] and entry[0] == state[0]:
@@ -44,7 +47,8 @@ def thing_detail_answer(thing_id, *, viewer, request) -> tuple[dict, str]:
     data = ThingSerializer(thing, context={"request": request}).data
     if cache_seconds() and thing.is_published and not thing.is_hidden and not thing.is_private:
         public = {**data, "is_liked": False, "is_watched": False}
-        cache.set(body_key(thing.pk), (thing.version, public, _rendered_public(public)), timeout=cache_seconds())
+        entry = (thing.version, public, _rendered_public(public))
+        cache.set(body_key(thing.pk) + suffix, entry, timeout=cache_seconds())
     return data, thing_etag(thing.version, data["is_liked"], data["is_watched"])
 
 
@@ -112,7 +116,7 @@ def _rendered_public(public: dict) -> bytes | None:
 
 def thing_short_list(
     ids: list[int], *, request=None, rows=None, public_only: bool = False, versions: dict | None = None,
-    known: dict | None = None,
+    known: dict | None = None, wire_version: str | None = None,
 ) -> list[dict]:
     """The short forms (ThingShortSerializer) of these Things, in this order: cached ones from the
     cache when the database's version says they are current, the others in one statement of `rows`
@@ -126,11 +130,14 @@ def thing_short_list(
     every short form returned (what a kept page is validated by)."""
     if not ids:
         return []
+    # Each wire version's short forms under their own keys: `wire_version`, else the request's.
+    wire_version = wire_version or _wire_version_of(request)
+    suffix = _wire_suffix(wire_version)
     if known is None:
         current = thing_versions(ids)
     else:
         current = {tid: (version, True) for tid, version in known.items()}
-    short_keys = [SHORT_PREFIX + str(i) for i in ids]
+    short_keys = [SHORT_PREFIX + str(i) + suffix for i in ids]
     found = cache.get_many(short_keys)
     shorts: dict[int, dict] = {}
     missing: list[int] = []
@@ -143,7 +150,7 @@ def thing_short_list(
         else:
             missing.append(tid)
     if missing:
-        serializer = ThingShortSerializer(context={"request": request})
+        serializer = ThingShortSerializer(context={"request": request, "wire_version": wire_version})
         if rows is None:
             rows = selectors.thing_short_queryset()  # built only on a miss: building it costs
         elif callable(rows):
@@ -153,7 +160,7 @@ def thing_short_list(
             data = serializer.to_representation(thing)
             shorts[thing.pk] = data
             public = thing.is_published and not thing.is_hidden and not thing.is_private
-            store[SHORT_PREFIX + str(thing.pk)] = (thing.version, data, public)
+            store[SHORT_PREFIX + str(thing.pk) + suffix] = (thing.version, data, public)
             if versions is not None:
                 versions[thing.pk] = thing.version
         if store:
@@ -177,8 +184,8 @@ LIST_PAGES = {"newest": None, "featured": None, "popular": POPULAR_PAGE_SECONDS}
 MAX_CACHED_PAGE = 100  # deeper pages are read the usual way (they are rarely asked for twice)
 
 
-def list_page_key(name: str, number: int, per_page: int) -> str:
-    return f"{PAGE_PREFIX}{name}:{per_page}:{number}"
+def list_page_key(name: str, number: int, per_page: int, wire_version: str | None = None) -> str:
+    return f"{PAGE_PREFIX}{name}:{per_page}:{number}{_wire_suffix(wire_version or wire_versions.DEFAULT)}"
 
 
 def list_page_keys(name: str, query) -> list[str] | None:
@@ -219,19 +226,29 @@ def page_entry_current(entry, *, lists_version=None, max_age: float | None) -> t
     if max_age is not None and time.time() - entry[1] > max_age:
         return None
     pairs = entry[2]
-    if pairs:
+    candidates = entry[6] if len(entry) > 6 else None
+    if candidates is not None:
+        # A search page: the window's ids it was cut from, those everyone may see now, at their versions,
+        # must be exactly the page (a Thing unhidden, published or made public again shows at once).
+        current = thing_versions(candidates)
+        shown = [(tid, current[tid][0]) for tid in candidates if tid in current and current[tid][1]]
+        if shown != [tuple(pair) for pair in pairs]:
+            return None
+    elif pairs:
         current = thing_versions([tid for tid, _ in pairs])
         if any(current.get(tid) != (version, True) for tid, version in pairs):
             return None
     return entry[3], entry[4], entry[5]
 
 
-def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_version=None):
-    """A rendered page to keep (None when a Thing on it has no known version: it cannot be checked)."""
+def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_version=None,
+               candidates: list[int] | None = None):
+    """A rendered page to keep (None when a Thing on it has no known version: it cannot be checked).
+    `candidates`: the ids the page was cut from before the visibility rule (a search window's slice)."""
     if any(tid not in versions for tid in ids):
         return None
     return (lists_version, time.time(), [(tid, versions[tid]) for tid in ids], _RENDERER.render(data),
-            number, num_pages)
+            number, num_pages, list(candidates) if candidates is not None else None)
 
 
 def list_page_read(name: str, request, ids_page) -> tuple[list[dict], int, int]:
@@ -245,8 +262,17 @@ def list_page_read(name: str, request, ids_page) -> tuple[list[dict], int, int]:
     if params is not None and params[0] <= MAX_CACHED_PAGE and len(ids) == len(shorts):
         entry = page_entry(ids, versions, shorts, number, num_pages)
         if entry is not None:
-            cache.set(list_page_key(name, *params), entry, timeout=cache_seconds())
+            key = list_page_key(name, params[0], params[1], wire_versions.of(request))
+            cache.set(key, entry, timeout=cache_seconds())
     return shorts, number, num_pages
+
+
+def _wire_version_of(request) -> str:
+    return wire_versions.of(request)
+
+
+def _wire_suffix(wire_version: str) -> str:
+    return wire_versions.cache_suffix(wire_version)
 
 
 _RENDERER = JSONRenderer()

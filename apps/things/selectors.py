@@ -12,7 +12,7 @@ from apps.core.moderation import viewer_sees_hidden, visible_q
 from apps.core.lookups import id_or_404, viewer_id
 from apps.things import rules
 from apps.things.hooks import thing_images
-from apps.things.models import Like, Tag, Thing, ThingTag, Watch
+from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
 
 
 # --- The one visibility rule of Things (spec §4.2 / §7 plus moderation, issue 5) -------------------------
@@ -150,8 +150,39 @@ def _thing_get_queryset(key, thing_id, uid=None) -> QuerySet:
     viewer = None if anonymous else StandInViewer(uid, is_staff=staff)
     qs = thing_queryset(viewer=viewer)
     if detail:
-        qs = _with_tag_names(qs)
+        qs = _with_detail_counts(_with_tag_names(qs))
     return qs.filter(visible_q(viewer), pk=thing_id).order_by("pk")[:1]
+
+
+def _remixes_shown() -> QuerySet:
+    """The derivative links of Things everyone may see (a Thing's `remix_count`), by ancestor."""
+    return Remix.objects.filter(thing_public_q(None, prefix="derivative__"))
+
+
+def _root_comments_shown() -> QuerySet:
+    """The top-level comments a Thing shows (its `root_comment_count`). The comment model is read through
+    the Thing's relation: apps.comments sits above this app."""
+    comment_model = Thing._meta.get_field("comments").related_model
+    return comment_model.objects.filter(parent__isnull=True, counted=True)
+
+
+def _with_detail_counts(qs: QuerySet) -> QuerySet:
+    """`remix_count` and `root_comment_count` of the detail body (ThingSerializer), as subqueries of its
+    one statement."""
+    return qs.annotate(
+        remix_count_shown=_count_of(_remixes_shown().filter(ancestor=OuterRef("pk"))),
+        root_comment_count_shown=_count_of(_root_comments_shown().filter(thing=OuterRef("pk"))),
+    )
+
+
+def thing_remix_count(thing) -> int:
+    found = getattr(thing, "remix_count_shown", None)
+    return found if found is not None else _remixes_shown().filter(ancestor=thing).count()
+
+
+def thing_root_comment_count(thing) -> int:
+    found = getattr(thing, "root_comment_count_shown", None)
+    return found if found is not None else _root_comments_shown().filter(thing=thing).count()
 
 
 _THING_STATEMENTS: dict[tuple, CompiledQuery] = {}

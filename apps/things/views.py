@@ -261,7 +261,7 @@ class UserThingsView(ApiView):
     def get(self, request, username):
         owner = user_get_by_name(username, viewer=request.user)
         things = selectors.thing_list_for_user(owner=owner, viewer=request.user)
-        return paginated_response(request, things, ThingShortSerializer, view=self)
+        return paginated_response(request, things, ThingShortSerializer, view=self, empty_page_404_in_live_wire=True)
 
 
 class UserLikesView(ApiView):
@@ -274,7 +274,7 @@ class UserLikesView(ApiView):
     def get(self, request, username):
         user = user_get_by_name(username, viewer=request.user)
         things = selectors.thing_list_liked_by(user=user, viewer=request.user)
-        return paginated_response(request, things, ThingShortSerializer, view=self)
+        return paginated_response(request, things, ThingShortSerializer, view=self, empty_page_404_in_live_wire=True)
 
 
 class UserFavoritesView(ApiView):

@@ -321,6 +321,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "apps.core.schema.oauth_flow_urls_absolute",
+        "apps.core.wire.schema_hook",  # the document of the wire version asked for
     ],
     "COMPONENT_SPLIT_REQUEST": True,
     "APPEND_COMPONENTS": {

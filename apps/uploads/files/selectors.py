@@ -190,6 +190,12 @@ def file_get_for_viewer(file_id, *, viewer) -> ThingFile:
 # --- images ------------------------------------------------------------------------------------------
 
 
+def file_get_direct(file_id: int) -> ThingFile | None:
+    """The file a direct URL names (links.file_direct_url), or None: gone, or its Thing deleted or hidden
+    by a moderator. The URL itself is the capability (the caller is not asked who they are)."""
+    return ThingFile.objects.filter(pk=file_id, thing__is_hidden=False).first()
+
+
 def thing_image_list(*, thing, viewer) -> QuerySet:
     images = Image.objects.filter(thing=thing).order_by(*image_order())
     if not _sees_everything(viewer, thing):

@@ -110,6 +110,13 @@ class FileSerializer(serializers.Serializer):
     )
     status = serializers.ChoiceField(choices=ProcessingStatus.choices)
     processing_error = serializers.CharField()
+    # Served in every wire version (docs/decisions.md: Wire versions, the additive fields).
+    direct_url = serializers.URLField(
+        allow_null=True,
+        help_text="The file's bytes to a plain GET, with or without an Authorization header; null for files "
+        "that are not printable (a PDF, a picture).",
+    )
+    download_count = serializers.IntegerField()
 
     def to_representation(self, file):
         return {
@@ -128,6 +135,8 @@ class FileSerializer(serializers.Serializer):
             "geometry": links.file_geometry(file),
             "status": file.status,
             "processing_error": processing_error_of(file),
+            "direct_url": links.file_direct_url(file),
+            "download_count": file.download_count,
         }
 
 

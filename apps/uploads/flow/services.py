@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.services import user_image_replace
+from apps.core import versions, wire
 from apps.core.api import api_url
 from apps.core.enqueue import task_enqueue_on_commit
 from apps.core.lookups import id_or_404
@@ -102,9 +103,13 @@ def upload_start(*, owner, kind: str, target_id: int, filename: str) -> Upload:
     return upload
 
 
-def upload_descriptor(*, upload: Upload) -> dict:
-    """spec §2 Upload descriptor: the signed form the client posts the bytes with (no I/O)."""
-    return store.post_form(
+def upload_descriptor(*, upload: Upload, wire_version: str = versions.DEFAULT) -> dict:
+    """spec §2 Upload descriptor: the signed form the client posts the bytes with (no I/O).
+
+    In a wire version declaring "UploadRelay" (apps.core.wire: `thingiverse`) the form's `action` is the
+    relay on the service's own origin (`upload_relay_store`), which answers 200 where the store answers
+    303 (the live service's answer since 2023); the fields are the same signed ones."""
+    descriptor = store.post_form(
         key=upload.key,
         content_type=upload.content_type,
         redirect=api_url(f"files/{upload.pk}/finalize"),
@@ -112,6 +117,22 @@ def upload_descriptor(*, upload: Upload) -> dict:
         acl=ACL,
         content_disposition="",
     )
+    if wire.has(wire_version, "UploadRelay"):
+        descriptor["action"] = api_url(f"uploads/{upload.pk}/store")
+    return descriptor
+
+
+def upload_relay_store(*, upload_id: int, fields, fileobj, size: int) -> bool:
+    """Store the bytes a client POSTed to the relay (`upload_descriptor`) under the pending upload's key,
+    when the posted form is the one signed for that upload (store.post_form_verify: signature, expiry,
+    key, size range, content type). False when it is not (or the upload is not pending)."""
+    upload = Upload.objects.filter(pk=upload_id, status=Upload.Status.PENDING).first()
+    if upload is None or fields.get("key") != upload.key:
+        return False
+    if store.post_form_verify(fields, size=size) is None:
+        return False
+    store.upload_file(upload.key, fileobj, content_type=fields.get("Content-Type") or upload.content_type)
+    return True
 
 
 # --- Finalize --------------------------------------------------------------------------------------
