@@ -299,6 +299,7 @@ class ThingResults:
         self._public_scope = public_scope
         self._cached_shorts = False
         self.versions: dict = {}  # id → the version of the cached short form served (bodycache)
+        self.candidates: list[int] | None = None  # the window's ids of the page served from short forms
 
     @property
     def _rows(self) -> QuerySet:
@@ -330,6 +331,7 @@ class ThingResults:
         if not ids:
             return []
         if self._cached_shorts:
+            self.candidates = list(ids)  # what a kept page is validated by (apps.search.keptpages)
             return bodies.thing_short_list(ids, rows=lambda: self._rows, public_only=True, versions=self.versions)
         by_id = {thing.pk: thing for thing in self._rows.filter(pk__in=ids)}
         return [by_id[pk] for pk in ids if pk in by_id]

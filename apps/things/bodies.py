@@ -219,19 +219,29 @@ def page_entry_current(entry, *, lists_version=None, max_age: float | None) -> t
     if max_age is not None and time.time() - entry[1] > max_age:
         return None
     pairs = entry[2]
-    if pairs:
+    candidates = entry[6] if len(entry) > 6 else None
+    if candidates is not None:
+        # A search page: the window's ids it was cut from, those everyone may see now, at their versions,
+        # must be exactly the page (a Thing unhidden, published or made public again shows at once).
+        current = thing_versions(candidates)
+        shown = [(tid, current[tid][0]) for tid in candidates if tid in current and current[tid][1]]
+        if shown != [tuple(pair) for pair in pairs]:
+            return None
+    elif pairs:
         current = thing_versions([tid for tid, _ in pairs])
         if any(current.get(tid) != (version, True) for tid, version in pairs):
             return None
     return entry[3], entry[4], entry[5]
 
 
-def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_version=None):
-    """A rendered page to keep (None when a Thing on it has no known version: it cannot be checked)."""
+def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_version=None,
+               candidates: list[int] | None = None):
+    """A rendered page to keep (None when a Thing on it has no known version: it cannot be checked).
+    `candidates`: the ids the page was cut from before the visibility rule (a search window's slice)."""
     if any(tid not in versions for tid in ids):
         return None
     return (lists_version, time.time(), [(tid, versions[tid]) for tid in ids], _RENDERER.render(data),
-            number, num_pages)
+            number, num_pages, list(candidates) if candidates is not None else None)
 
 
 def list_page_read(name: str, request, ids_page) -> tuple[list[dict], int, int]:
