@@ -319,6 +319,7 @@ class ThingResults:
         self._cached_shorts = False
         self._wire_version: str | None = None
         self.versions: dict = {}  # id → the version of the cached short form served (bodycache)
+        self.candidates: list[int] | None = None  # the window's ids of the page served from short forms
 
     @property
     def _rows(self) -> QuerySet:
@@ -359,6 +360,7 @@ class ThingResults:
         if not ids:
             return []
         if self._cached_shorts:
+            self.candidates = list(ids)  # what a kept page is validated by (apps.search.keptpages)
             return bodies.thing_short_list(
                 ids, rows=lambda: self._rows, public_only=True, versions=self.versions, wire_version=self._wire_version
             )

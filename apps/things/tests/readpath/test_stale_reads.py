@@ -141,6 +141,17 @@ def hide_by_admin_action(thing, owner, ctx):
         _listed(answer, thing.pk) for answer in seen.values())
 
 
+def unhide_by_admin_action(thing, owner, ctx):
+    data = {"action": "hide_with_reason", helpers.ACTION_CHECKBOX_NAME: [thing.pk], "apply": "1", "reason": "spam"}
+    assert ctx.admin_browser.post(ADMIN_THINGS, data).status_code == 302  # hidden before the reads are warmed
+    ctx.rewarm()
+    assert not _listed(ctx.read()[f"/search/{WORD}/"], thing.pk)
+    data = {"action": "unhide", helpers.ACTION_CHECKBOX_NAME: [thing.pk]}
+    assert ctx.admin_browser.post(ADMIN_THINGS, data).status_code == 302
+    return lambda seen: seen[f"/things/{thing.pk}/"][0] == 200 and _listed(seen["/newest/"], thing.pk) and _listed(
+        seen[f"/search/{WORD}/"], thing.pk)
+
+
 def feature_by_admin_action(thing, owner, ctx):
     data = {"action": "feature_things", helpers.ACTION_CHECKBOX_NAME: [thing.pk]}
     assert ctx.admin_browser.post(ADMIN_THINGS, data).status_code == 302
@@ -202,7 +213,8 @@ def publish_by_api(thing, owner, ctx):
     return None  # a separate test: the Thing starts as a draft
 
 
-CHANGES = [rename_by_api, tags_by_api, unpublish_in_admin_form, hide_by_admin_action, feature_by_admin_action,
+CHANGES = [rename_by_api, tags_by_api, unpublish_in_admin_form, hide_by_admin_action, unhide_by_admin_action,
+           feature_by_admin_action,
            unfeature_by_admin_action, like_by_another_user, delete_by_owner, owner_account_deleted,
            made_private_in_admin_form, creator_renamed, category_renamed, bulk_update_outside_services]
 
