@@ -14,4 +14,5 @@ GRANT_TYPES = ("authorization_code", "refresh_token", "urn:ietf:params:oauth:gra
 class ThingyardServer(Server):
     def __init__(self, request_validator, *args, **kwargs):
         super().__init__(request_validator, *args, **kwargs)
-        self._grant_types = {name: self._grant_types[name] for name in GRANT_TYPES}
+        known: dict = self._grant_types  # type: ignore[has-type]  # set by oauthlib's Server.__init__
+        self._grant_types = {name: known[name] for name in GRANT_TYPES}

@@ -74,7 +74,7 @@ class ThingForm(forms.Form):
         return tags_text_parse(self.cleaned_data.get("tags"))
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         given = {key: data.get(PRINT_PREFIX + key) for key in PRINT_FIELDS}
         given["supports"] = {"yes": True, "no": False}.get(given["supports"] or "")
         try:  # the API's checks too (the fields' own limits are the same)

@@ -1,6 +1,7 @@
 """Reads of Things: one visibility matrix (spec §4.2 / §7) and list querysets with constant query counts."""
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
@@ -162,7 +163,7 @@ def _remixes_shown() -> QuerySet:
 def _root_comments_shown() -> QuerySet:
     """The top-level comments a Thing shows (its `root_comment_count`). The comment model is read through
     the Thing's relation: apps.comments sits above this app."""
-    comment_model = Thing._meta.get_field("comments").related_model
+    comment_model: Any = Thing._meta.get_field("comments").related_model
     return comment_model.objects.filter(parent__isnull=True, counted=True)
 
 

@@ -92,7 +92,9 @@ def test_make_run_restarts_a_killed_worker_and_an_upload_afterwards_goes_live(ma
     assert "URLconf" not in missing.text and "DEBUG = True" not in missing.text
     # Static files: hashed names, compressed, cached for a year.
     docs = requests.get(base + "/docs/", timeout=30).text
-    bundle = re.search(r'src="(/static/vendor/swagger-ui/swagger-ui-bundle\.[0-9a-f]{12}\.js)"', docs).group(1)
+    found = re.search(r'src="(/static/vendor/swagger-ui/swagger-ui-bundle\.[0-9a-f]{12}\.js)"', docs)
+    assert found is not None, docs[:2000]
+    bundle = found.group(1)
     served = requests.get(base + bundle, headers={"Accept-Encoding": "gzip, br"}, timeout=30, stream=True)
     assert served.headers["Content-Encoding"] in ("br", "gzip")
     assert "immutable" in served.headers["Cache-Control"] and "max-age=315360000" in served.headers["Cache-Control"]
@@ -110,7 +112,9 @@ def test_make_run_restarts_a_killed_worker_and_an_upload_afterwards_goes_live(ma
     assert "spawned: 'worker'" in supervisor_log.read_text().split("exited: worker", 1)[1]
 
     # An upload made afterwards is processed by the new worker.
-    token = re.search(r"access token:\s+(\w+)", (run / "demo.txt").read_text()).group(1)
+    printed = re.search(r"access token:\s+(\w+)", (run / "demo.txt").read_text())
+    assert printed is not None
+    token = printed.group(1)
     api = requests.Session()
     api.headers["Authorization"] = f"Bearer {token}"
     thing = api.post(base + "/things/", json={"name": "After the worker died"}, timeout=30).json()["id"]

@@ -114,6 +114,6 @@ def test_a_restarted_object_store_gets_the_demo_objects_back(seeded, s3):
     for entry in listed:
         s3.delete_object(Bucket=settings.S3_BUCKET, Key=entry["Key"])
     call_command("seed_demo", stdout=open("/dev/null", "w"))
-    demo_rows = [*ThingFile.objects.filter(key__startswith="demo/"), *Image.objects.filter(key__startswith="demo/")]
+    demo_rows: list = [*ThingFile.objects.filter(key__startswith="demo/"), *Image.objects.filter(key__startswith="demo/")]
     assert len(demo_rows) == len(DEMO_MODELS) * 2 + len(DEMO_THING_PHOTOS) + len(DEMO_MAKE_PHOTOS)  # + renders
     assert all(row.status == "live" and store.head(row.key) is not None for row in demo_rows)

@@ -50,7 +50,7 @@ def test_the_signed_link_answers_the_bytes_without_a_session_and_counts_a_downlo
     response = Client().get(path)  # the slicer: no cookie, no token
 
     assert response.status_code == 200
-    assert b"".join(response.streaming_content) == BODY
+    assert b"".join(response.streaming_content) == BODY  # type: ignore[attr-defined]  # a FileResponse
     assert response["Content-Type"] == "model/stl"
     assert response["Content-Disposition"].startswith('attachment; filename="clip.stl"')
     assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]

@@ -54,4 +54,5 @@ def test_bulk_writes_to_things_stay_in_the_services():
 def test_the_lint_sees_a_bulk_write(tmp_path):
     tree = ast.parse("Thing.objects.filter(pk=1).update(is_featured=True)")
     call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "update")
+    assert isinstance(call.func, ast.Attribute)
     assert _on_things(call.func.value)

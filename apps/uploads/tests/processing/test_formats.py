@@ -125,8 +125,11 @@ def test_a_zip_bomb_is_refused_from_the_directory_before_it_is_inflated(open_3mf
     assert len(bomb) < 50_000
     inflated = []
     real_read = threemf._Counted.read
-    monkeypatch.setattr(threemf._Counted, "read",
-                        lambda self, n=-1: inflated.append(self.info.filename) or real_read(self, n))
+    def counted_read(self, n=-1):
+        inflated.append(self.info.filename)
+        return real_read(self, n)
+
+    monkeypatch.setattr(threemf._Counted, "read", counted_read)
 
     with pytest.raises(StlError, match=r"Slic3r_PE.config inflates [\d,]+ times \(a zip bomb\)"):
         open_3mf(bomb)
@@ -277,7 +280,11 @@ def test_millions_of_obj_vertices_are_refused_at_the_limit_without_reading_on(op
     data = b"v 1 2 3\n" * 2_000_000  # 16 MB, two million vertices
     reads = []
     real = obj._floats
-    monkeypatch.setattr(obj, "_floats", lambda lines: reads.append(len(lines)) or real(lines))
+    def counted_floats(lines):
+        reads.append(len(lines))
+        return real(lines)
+
+    monkeypatch.setattr(obj, "_floats", counted_floats)
 
     with pytest.raises(StlError, match="more than 1,000,000 vertices"):
         open_obj(data, max_vertices=1_000_000)

@@ -220,7 +220,7 @@ def test_the_vectorized_and_line_parsers_write_the_same_binary_for_irregular_spa
 def test_an_irregular_file_goes_to_the_line_parser_which_names_the_line(tmp_path, damage):
     from apps.uploads.processing import stl
 
-    (tmp_path / "in.stl").write_bytes(ascii_stl(cube_triangles()).replace(*damage, 1))
+    (tmp_path / "in.stl").write_bytes(ascii_stl(cube_triangles()).replace(damage[0], damage[1], 1))
 
     assert stl._ascii_to_binary_fast(tmp_path / "in.stl", tmp_path / "out.stl", max_triangles=100) is False
     with pytest.raises(StlError, match="ASCII STL line"):
