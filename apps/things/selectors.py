@@ -163,8 +163,8 @@ def _remixes_shown() -> QuerySet:
 def _root_comments_shown() -> QuerySet:
     """The top-level comments a Thing shows (its `root_comment_count`). The comment model is read through
     the Thing's relation: apps.comments sits above this app."""
-    comment_model: Any = Thing._meta.get_field("comments").related_model
-    return comment_model.objects.filter(parent__isnull=True, counted=True)
+    comment_model = Thing._meta.get_field("comments").related_model
+    return comment_model._default_manager.filter(parent__isnull=True, counted=True)
 
 
 def _with_detail_counts(qs: QuerySet) -> QuerySet:
