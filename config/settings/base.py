@@ -350,19 +350,21 @@ SPECTACULAR_SETTINGS = {
 
 # --- OAuth2 provider (django-oauth-toolkit) --------------------------------------------------------
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth.Application"
+# Device sign-in (RFC 8628, docs/decisions.md: Device sign-in): device codes kept as checksums, user codes
+# indexed (apps.oauth.device.models).
+OAUTH2_PROVIDER_DEVICE_GRANT_MODEL = "oauth.DeviceGrant"
 OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
+
+
 def _pkce_required_for_client(client_id) -> bool:
     from apps.oauth.validators import pkce_required_for_client  # the app's rule; apps load after settings
 
     return pkce_required_for_client(client_id)
 
 
-# Device sign-in (RFC 8628, docs/decisions.md: Device sign-in): device codes kept as checksums, user codes
-# indexed (apps.oauth.device.models).
-OAUTH2_PROVIDER_DEVICE_GRANT_MODEL = "oauth.DeviceGrant"
 OAUTH2_PROVIDER: dict[str, Any] = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.ThingyardOAuth2Validator",
     "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",

@@ -28,6 +28,10 @@ USER_CODE_LENGTH = 8
 USER_CODE_ACCOUNT_LIMIT = FailureLimit(scope="device:account", limit=10, window_seconds=900, lock_seconds=900)
 USER_CODE_ADDRESS_LIMIT = FailureLimit(scope="device:address", limit=30, window_seconds=900, lock_seconds=900)
 
+# Every device code issued counts against the caller's address: 60 in 10 minutes (a makerspace's printers
+# behind one router starting together fit), then 10 minutes' pause, so nobody fills the table.
+DEVICE_CODE_ADDRESS_LIMIT = FailureLimit(scope="device:issue", limit=60, window_seconds=600, lock_seconds=600)
+
 # The states of a device grant (DOT's AbstractDeviceGrant values).
 AUTHORIZED = "authorized"
 PENDING = "authorization-pending"
@@ -112,3 +116,7 @@ def user_code_problem(*, status: str | None, expires: datetime | None, now: date
     if status != PENDING:
         return USER_CODE_USED
     return None
+
+
+def device_codes_throttled_message(seconds: int) -> str:
+    return f"Too many device codes were requested from your network; try again in {wait_message(seconds)}."

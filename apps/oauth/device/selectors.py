@@ -42,3 +42,8 @@ def user_code_locked_for(*, user, address: str | None) -> int:
         throttle.locked_for(rules.USER_CODE_ACCOUNT_LIMIT, str(user.pk)),
         throttle.locked_for(rules.USER_CODE_ADDRESS_LIMIT, address),
     )
+
+
+def device_codes_locked_for(*, address: str | None) -> int:
+    """Seconds until `address` may be issued device codes again (0: now)."""
+    return throttle.locked_for(rules.DEVICE_CODE_ADDRESS_LIMIT, address)

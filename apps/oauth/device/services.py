@@ -18,9 +18,10 @@ class DeviceCodeNotPending(RuleViolation):
     error_type = "DEVICE_CODE_NOT_PENDING"
 
 
-def device_grant_create(*, application, device_code: str, user_code: str, scope: str):
-    """Start a device sign-in for `application`; returns the grant (its user code may differ from the one
-    given, which another pending sign-in already had)."""
+def device_grant_create(*, application, device_code: str, user_code: str, scope: str, address: str | None):
+    """Start a device sign-in for `application`, counted against the caller's `address`; returns the grant
+    (its user code may differ from the one given, which another pending sign-in already had)."""
+    throttle.failure_record(rules.DEVICE_CODE_ADDRESS_LIMIT, address)
     model = get_device_grant_model()
     now = timezone.now()
     for attempt in range(5):

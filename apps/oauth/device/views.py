@@ -83,6 +83,14 @@ class DeviceAuthorizationView(DotDeviceAuthorizationView):
     @method_decorator(sensitive_post_parameters("client_secret"))
     @_malformed_body_is_400
     def post(self, request, *args, **kwargs):
+        address = client_address(request.META)
+        wait = selectors.device_codes_locked_for(address=address)
+        if wait:
+            response = _oauth_json(
+                {"error": "slow_down", "error_description": rules.device_codes_throttled_message(wait)}, status=429
+            )
+            response["Retry-After"] = str(wait)
+            return response
         try:
             oauth_request = self.get_oauthlib_core().device_authorization_validate(request)
         except InvalidClientIdError:
@@ -106,6 +114,7 @@ class DeviceAuthorizationView(DotDeviceAuthorizationView):
             device_code=device_code,
             user_code=rules.user_code_generate(),
             scope=" ".join(oauth_request.scopes or []),
+            address=address,
         )
         shown = rules.user_code_display(grant.user_code)
         verification_uri = site_url("/device")

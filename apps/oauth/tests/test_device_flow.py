@@ -345,3 +345,17 @@ def test_a_device_code_never_reaches_the_logs():
 
     assert "s3cr3t" not in redact("POST /login/oauth/access_token?grant_type=x&device_code=s3cr3t HTTP/1.1")
     assert "s3cr3t" not in redact("Saving token {'device_code': 's3cr3t'}")
+
+
+def test_an_address_asking_for_too_many_device_codes_is_paused(desktop_app, device, settings):
+    from apps.oauth.device.rules import DEVICE_CODE_ADDRESS_LIMIT
+
+    for _ in range(DEVICE_CODE_ADDRESS_LIMIT.limit):
+        request_codes(device, desktop_app)
+    refused = device.post(DEVICE_AUTHORIZATION, {"client_id": desktop_app.client_id})
+    assert refused.status_code == 429, refused.content[:500]
+    assert int(refused["Retry-After"]) > 0
+    assert refused.json()["error"] == "slow_down"
+    assert DeviceGrant.objects.count() == DEVICE_CODE_ADDRESS_LIMIT.limit
+    # Another network is not.
+    assert Client(REMOTE_ADDR="10.0.0.7").post(DEVICE_AUTHORIZATION, {"client_id": desktop_app.client_id}).status_code == 200
