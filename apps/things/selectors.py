@@ -1,7 +1,6 @@
 """Reads of Things: one visibility matrix (spec §4.2 / §7) and list querysets with constant query counts."""
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
