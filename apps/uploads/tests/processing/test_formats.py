@@ -212,7 +212,7 @@ def test_a_component_cycle_is_refused(open_3mf):
     (threemf_zip(model_xml(mesh_object(1), '<item objectid="1"/>', unit="parsec")), "unit 'parsec'"),
     (threemf_zip(model_xml(mesh_object(1).replace('x="10"', 'x="1e20"', 1), '<item objectid="1"/>')),
      "Coordinates beyond"),
-])
+], ids=lambda value: value if isinstance(value, str) else "file")  # zips hold a timestamp: name cases by message
 def test_broken_3mf_files_fail_with_a_clear_error(open_3mf, data, message):
     with pytest.raises(StlError, match=message):
         open_3mf(data)
