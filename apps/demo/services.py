@@ -1,4 +1,5 @@
 """Demo data for the quick start (`make run`) and for trying the API by hand."""
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 from datetime import timedelta
@@ -9,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.makes.models import Make
@@ -168,20 +170,26 @@ def demo_seed() -> DemoSummary:
     things = demo_seed_things(users=users)
     demo_seed_comments(users=users, things=things)
 
-    # Tokens are stored as their checksum only (docs/security.md, issue 22 finding 6): a run prints a
-    # fresh one; any earlier one keeps working until it expires.
+    # Tokens are stored as their checksum only (docs/security.md, issue 22 finding 6), so the demo's token
+    # is derived from SECRET_KEY: every run prints the same one without it being stored.
     demo = users["demo"]
-    token = get_access_token_model().objects.create(
-        user=demo,
-        application=app,
-        token=generate_token(),
-        expires=timezone.now() + timedelta(days=365),
-        scope="read write",
-    )
+    plain = salted_hmac("apps.demo.services.demo_token", "demo", algorithm="sha256").hexdigest()[:32]
+    AccessToken = get_access_token_model()
+    existing = AccessToken.objects.filter(token_checksum=hashlib.sha256(plain.encode()).hexdigest()).first()
+    if existing is None or existing.expires <= timezone.now() + timedelta(days=1):
+        if existing is not None:
+            existing.delete()
+        AccessToken.objects.create(
+            user=demo,
+            application=app,
+            token=plain,  # stored as its checksum (apps.oauth.signals)
+            expires=timezone.now() + timedelta(days=365),
+            scope="read write",
+        )
     return DemoSummary(
         username=demo.username,
         password=DEMO_PASSWORD,
-        token=token.token,
+        token=plain,
         client_id=DEMO_APP_CLIENT_ID,
         client_secret=DEMO_APP_SECRET,
         admin_username=admin.username,

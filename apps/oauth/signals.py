@@ -1,6 +1,6 @@
 """Dropping cached token rows (selectors.access_token_get_active) when what they hold changes.
 
-A cached row holds the token, its whole user and some of its application's fields. Any save or delete
+A cached row holds some of the token's, its user's and its application's fields. Any save or delete
 of one of these drops the rows of the tokens concerned, at once and again after the transaction commits
 (a request that read the old row just before the commit cannot keep it past the second drop).
 Revoking a token (DOT's revoke endpoint, a refresh, an app's authorization withdrawn, an account

@@ -220,9 +220,10 @@ class AuthorizeView(AuthorizationView):
         return self.redirect(uri, application)
 
     def _deny(self, application, redirect_uri: str, response_type: str | None, state: str | None):
-        params = {"error": "access_denied", "iss": settings.AUTH_BASE_URL}  # RFC 9207, as DOT's answers
+        params = {"error": "access_denied"}
         if state:
             params["state"] = state
+        params["iss"] = settings.AUTH_BASE_URL  # RFC 9207, as DOT's own answers (docs/security.md, issue 22)
         parts = urlsplit(redirect_uri)
         if response_type == "token":  # RFC 6749 §4.2.2.1: implicit errors travel in the fragment
             parts = parts._replace(fragment=urlencode(params))

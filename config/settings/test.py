@@ -53,6 +53,8 @@ CELERY_TASK_EAGER_PROPAGATES = True
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", "apps.oauth.hashers.ClientSecretHasher"]
 API_BASE_URL = AUTH_BASE_URL = SITE_URL = "http://testserver"
+# RFC 9207's `iss` is the metadata's issuer, {auth_url} (base.py derives it before this override).
+OAUTH2_PROVIDER = {**OAUTH2_PROVIDER, "OIDC_ISS_ENDPOINT": AUTH_BASE_URL}  # noqa: F405
 ALLOW_PRIVATE_WEBHOOK_URLS = False
 SECURE_SSL_REDIRECT = False
 # AWS_S3_ENDPOINT_URL is set by the test session once moto's server is listening (tests/conftest.py).

@@ -412,5 +412,6 @@ def test_every_authorization_response_names_the_issuer_the_metadata_publishes(ap
     assert issuer["authorization_response_iss_parameter_supported"] is True
     params = redirect_params(consent(browser, app, response_type=response_type, redirect_uri=REGISTERED))
     assert params["iss"] == issuer["issuer"]
-    denied = redirect_params(consent(browser, app, allow=False, response_type=response_type, redirect_uri=REGISTERED))
+    denied = redirect_params(consent(browser, app, allow=False, response_type=response_type,
+                                     redirect_uri=REGISTERED, prompt="consent"))
     assert denied["error"] == "access_denied" and denied["iss"] == issuer["issuer"]

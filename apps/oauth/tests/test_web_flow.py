@@ -244,7 +244,8 @@ def test_logout_is_a_post_and_ends_the_session(application, browser):
 @pytest.mark.django_db
 def test_deny_in_the_implicit_flow_puts_the_error_in_the_fragment(application, browser):
     response = consent(browser, application, allow=False, response_type="token", state="st")
-    assert urlsplit(response["Location"]).fragment == "error=access_denied&state=st"
+    # RFC 9207: the issuer comes back on errors too (docs/security.md, issue 22).
+    assert urlsplit(response["Location"]).fragment == "error=access_denied&state=st&iss=http%3A%2F%2Ftestserver"
     assert not get_access_token_model().objects.exists()
 
 
