@@ -40,6 +40,40 @@ def pytest_collection_modifyitems(config, items):
                 break
 
 
+_DB_BLOCKER: list = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remember_db_blocker(django_db_blocker):
+    _DB_BLOCKER.append(django_db_blocker)
+
+
+def _flushed(item) -> bool:
+    """Whether the test ran as a transactional one (pytest-django's rules), whose teardown flushes."""
+    marker = item.get_closest_marker("django_db")
+    names = getattr(item, "fixturenames", ())
+    marked = marker is not None and bool(
+        marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences") or (marker.args and marker.args[0])
+    )
+    return marked or any(name in names for name in ("transactional_db", "live_server", "django_db_reset_sequences"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """A transactional test's flush also empties the rows migrations seed (the category tree, which many
+    tests read). pytest-django runs such tests last, but under xdist the fault and browser groups run
+    wherever the scheduler puts them: the tree is seeded again after each flush (idempotent)."""
+    yield
+    # nextitem None: the session's fixtures (the test database among them) are gone already.
+    if _DB_BLOCKER and nextitem is not None and _flushed(item):
+        import importlib
+
+        from django.apps import apps
+
+        with _DB_BLOCKER[0].unblock():
+            importlib.import_module("apps.things.migrations.0002_seed_categories").seed(apps, None)
+
+
 @pytest.fixture
 def caches_off(settings):
     """The request-path caches off, as the settings of issue 17 allow (0 seconds): every request takes

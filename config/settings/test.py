@@ -10,7 +10,7 @@ from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, POSTGRESQL_ENGINE, REDIS_UR
 DATABASES = {"default": env.db_url_config(DATABASE_URL or "postgres://postgres@127.0.0.1:5432/thingyard")}
 DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
 _redis = REDIS_URL or "redis://127.0.0.1:6379/0"
-# Under pytest-xdist (`make test` runs `-n 2`) each worker gets its own test database (pytest-django adds
+# Under pytest-xdist (`make test` runs `-n 3`) each worker gets its own test database (pytest-django adds
 # the `_gw0` suffix) and its own Redis database number: REDIS_URL's number plus 1 plus the worker's index
 # (redis://…/12 gives gw0 13 and gw1 14), so one worker's `cache.clear()` never empties another's cache,
 # rate-limit counters or Celery queues. A plain run keeps REDIS_URL's number.

@@ -1,5 +1,3 @@
-import importlib
-
 import factory
 from django.utils import timezone
 
@@ -36,13 +34,5 @@ class TagFactory(factory.django.DjangoModelFactory):
 
 
 def category(slug: str) -> Category:
-    """A seeded category (migration 0002), e.g. category('replacement-parts'). A transactional test's
-    flush empties the seeded tree; pytest-django runs those tests last, but under xdist the fault and
-    browser groups run wherever the scheduler puts them: the tree is seeded again when it is gone."""
-    found = Category.objects.filter(slug=slug).first()
-    if found is None:
-        from django.apps import apps
-
-        importlib.import_module("apps.things.migrations.0002_seed_categories").seed(apps, None)
-        found = Category.objects.get(slug=slug)
-    return found
+    """A seeded category (migration 0002), e.g. category('replacement-parts')."""
+    return Category.objects.get(slug=slug)
