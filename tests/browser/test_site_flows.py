@@ -142,7 +142,7 @@ def test_a_new_user_from_an_apps_authorize_link_signs_up_and_comes_back_to_conse
     assert page.get_by_role("heading", name="Authorize Print Farm").is_visible()
     screenshot(page, "site-consent")
     page.get_by_role("button", name="Allow").click()
-    page.wait_for_url(re.compile(r"^https://printfarm\.example/callback\?code=.+&state=xyz$"))
+    page.wait_for_url(re.compile(r"^https://printfarm\.example/callback\?code=.+&state=xyz(&iss=[^&]+)?$"))
     user = User.objects.get(username="newcomer")
     assert AppAuthorization.objects.filter(user=user, application=app).exists()
 

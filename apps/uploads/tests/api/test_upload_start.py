@@ -151,6 +151,7 @@ def test_start_schedules_the_verification_after_the_delay(
     assert (row.due - row.created).total_seconds() == pytest.approx(settings.UPLOAD_VERIFY_DELAY_SECONDS, abs=1)
 
 
+@pytest.mark.caches_off  # counts the uncached path's statements (the token cache would hide one)
 def test_start_query_count(api, thing, django_assert_num_queries):
     api.get("/users/me/")  # warm-up: the once-per-5-minutes last_active write
     # token; Thing (with the viewer's like/watch annotations); INSERT upload; INSERT its verification's
