@@ -31,13 +31,16 @@ $(NODE_STAMP): package.json package-lock.json
 	touch $@
 assets: $(NODE_STAMP)
 
-## Start the whole service on embedded defaults: SQLite, a file-based Celery broker, moto's S3 server.
+## Start the whole service on embedded defaults under supervisord: SQLite, a Celery broker on SQLite, moto's S3 server.
 run: $(STAMP_DEV) $(NODE_STAMP)
 	bash scripts/run-local.sh
 
-## The whole suite against the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL; local servers by default).
+## The whole suite against the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL; local servers by default),
+## on TEST_WORKERS pytest-xdist workers, each with its own test database (test_<name>_gw0..) and Redis number
+## (REDIS_URL's + 1..); the fault suite and the browser tests each run on one worker (--dist loadgroup).
+TEST_WORKERS ?= 3
 test: $(STAMP_TEST) $(NODE_STAMP)
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 ## Static checks (CI runs them first): no merge-conflict markers, ruff, the import contracts of pyproject.toml (lint-imports), mypy.
 lint: $(STAMP_TEST)

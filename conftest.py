@@ -14,6 +14,81 @@ from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 pytest_plugins = ["tests.browser.fixtures"]
 
 
+# Under pytest-xdist (`make test`: `-n 2 --dist loadgroup`) these run one after another on one worker,
+# each kind beside the other worker's tests: the fault stack is built once per worker that runs a fault
+# test (a private PostgreSQL, Redis and gunicorn), and two Chromiums drawing WebGL in software at once
+# would starve each other of the 2 cores.
+SERIAL_GROUPS = {"faults": "faults", "browser": "browser"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "caches_off: the request-path caches off for this test (the token row, the fast path, Thing bodies "
+        "and kept pages): a query-count test of the uncached path",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's loadgroup reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "chromium" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+        for marker, group in SERIAL_GROUPS.items():
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
+
+_DB_BLOCKER: list = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remember_db_blocker(django_db_blocker):
+    _DB_BLOCKER.append(django_db_blocker)
+
+
+def _flushed(item) -> bool:
+    """Whether the test ran as a transactional one (pytest-django's rules), whose teardown flushes."""
+    marker = item.get_closest_marker("django_db")
+    names = getattr(item, "fixturenames", ())
+    marked = marker is not None and bool(
+        marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences") or (marker.args and marker.args[0])
+    )
+    return marked or any(name in names for name in ("transactional_db", "live_server", "django_db_reset_sequences"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """A transactional test's flush also empties the rows migrations seed (the category tree, which many
+    tests read). pytest-django runs such tests last, but under xdist the fault and browser groups run
+    wherever the scheduler puts them: the tree is seeded again after each flush (idempotent)."""
+    yield
+    # nextitem None: the session's fixtures (the test database among them) are gone already.
+    if _DB_BLOCKER and nextitem is not None and _flushed(item):
+        import importlib
+
+        from django.apps import apps
+
+        with _DB_BLOCKER[0].unblock():
+            importlib.import_module("apps.things.migrations.0002_seed_categories").seed(apps, None)
+
+
+@pytest.fixture
+def caches_off(settings):
+    """The request-path caches off, as the settings of issue 17 allow (0 seconds): every request takes
+    the uncached path. The suite runs with production's cache settings otherwise (config/settings/test.py)."""
+    settings.OAUTH_TOKEN_CACHE_SECONDS = 0
+    settings.THING_BODY_CACHE_SECONDS = 0
+    return settings
+
+
+@pytest.fixture(autouse=True)
+def _caches_off_marker(request):
+    if request.node.get_closest_marker("caches_off") is not None:
+        request.getfixturevalue("caches_off")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -42,8 +117,9 @@ def _object_store(s3_server, django_db_blocker):
     from django.core.files.storage import default_storage, storages
     from django.utils.functional import empty
 
-    storages._storages.pop("default", None)
-    default_storage._wrapped = empty
+    # Django's private caches of the built storages; django-stubs does not declare them.
+    storages._storages.pop("default", None)  # type: ignore[attr-defined]
+    default_storage._wrapped = empty  # type: ignore[attr-defined]
     client = boto3.client(
         "s3",
         endpoint_url=s3_server,

@@ -85,6 +85,8 @@ RATIOS = [
     Ratio("detail_cold_vs_floor", "detail_cold", "floor", "throughput"),
     Ratio("detail_cold_vs_drf", "detail_cold", "detail_drf", "throughput"),
     Ratio("list_cold_vs_floor", "list_cold", "floor", "throughput"),
+    # Issue 24: Zipf-distributed reads over the whole catalogue (not warmed: the long tail's first reads).
+    Ratio("detail_zipf_vs_floor", "detail_zipf", "floor", "throughput"),
 ]
 
 
@@ -320,6 +322,12 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         "request. `detail, caches off` and `list, caches off` run on the `main_cold` server, whose body "
         "cache, token cache and search window cache are off: what every request would cost without them "
         "(a Thing's first read after a change costs about that).",
+        "- Which figure is warm: `GET /things/{id}/` is the warm working set (the bench's own detail paths, "
+        "read before each round); `detail, Zipf over the catalogue` draws 20,000 requests Zipf-distributed "
+        "(exponent 1) over every published Thing, not warmed: a hot head answered from the cache and a long "
+        "tail of first reads, as real readers make them; `caches off` is every read a first read. Each "
+        "server has its own cache prefix (`CACHE_KEY_PREFIX=bench-<server>`): none answers from another's "
+        "entries.",
         "- Latency is client-side, from sending the request to reading the whole response; with one "
         "connection per worker thread nothing waits in gunicorn's backlog, but requests share the CPUs.",
         "",

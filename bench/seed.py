@@ -373,6 +373,28 @@ def _search_vectors(cursor, things: int) -> str:
     return "apps.search.services.thing_index_search"
 
 
+def zipf_sample(ids: list[int], *, count: int, exponent: float = 1.0, rng_seed: int = 11) -> list[int]:
+    """`count` draws from `ids` with Zipf-distributed popularity (issue 24: reads by real people, a long
+    tail): each id gets a random rank r (1 = most read) and is drawn with weight 1 / r ** exponent."""
+    if not ids:
+        return []
+    rng = random.Random(rng_seed)
+    ranked = list(ids)
+    rng.shuffle(ranked)  # popularity independent of age
+    weights = [1.0 / (rank ** exponent) for rank in range(1, len(ranked) + 1)]
+    return rng.choices(ranked, weights=weights, k=count)
+
+
+def catalogue_zipf(*, count: int, exponent: float = 1.0) -> list[int]:
+    """`count` Zipf-distributed draws over every Thing anyone may read (the whole catalogue)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id FROM things_thing WHERE is_published AND NOT is_hidden AND NOT is_private")
+        ids = [row[0] for row in cursor.fetchall()]
+    return zipf_sample(ids, count=count, exponent=exponent)
+
+
 def catalogue_sample(*, count: int, rng_seed: int = 7) -> dict:
     """Ids of published Things, a creator with many published Things, a populous category and tag."""
     from django.db import connection

@@ -36,6 +36,7 @@ from bench.views import synthetic_payload
 BENCH_USERNAME = "benchclient"
 BENCH_APP_CLIENT_ID = "thingyard-bench-app"
 DETAIL_IDS = 2000
+ZIPF_DRAWS = 20000  # the Zipf target's request paths (wrk picks among them uniformly: Zipf over the Things)
 LIST_PER_PAGE = 30
 # Environment of the servers whose search window cache is off (bench.settings reads it).
 COLD_ENV = {"BENCH_SEARCH_WINDOW_CACHE": "0"}
@@ -144,6 +145,10 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
         "search_drf": Target("search_drf", "DRF baseline: search (100k)", "main", drf_search),
         "search_cold": Target("search_cold", "search, window cache off (100k)", "main_cold", search_paths()),
         "detail_cold": Target("detail_cold", "detail, caches off", "main_cold", [f"/things/{i}/" for i in ids]),
+        # Issue 24: reads as real people make them, Zipf-distributed over the whole catalogue (a hot head
+        # and a long tail of first reads), beside the warm working set above and the caches-off figure.
+        "detail_zipf": Target("detail_zipf", "detail, Zipf over the catalogue", "main",
+                              [f"/things/{i}/" for i in seed.catalogue_zipf(count=ZIPF_DRAWS)]),
         "list_cold": Target("list_cold", f"{LIST_PER_PAGE}-item list, caches off", "main_cold", []),
     }
     if scale:
@@ -183,6 +188,7 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
         lst.skipped = "no list endpoint answered 30 items (" + ", ".join(answers) + ")"
     targets["list_cold"].paths, targets["list_cold"].skipped = lst.paths, lst.skipped
     targets["detail_cold"].skipped = detail.skipped
+    targets["detail_zipf"].skipped = detail.skipped or ("" if targets["detail_zipf"].paths else "no Things")
 
     for key in ("detail_drf", "list_drf", "search", "search_drf"):
         target = targets[key]
@@ -296,6 +302,9 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
         tokens["scale"] = tokens["scale_cold"] = scale["token"]
         envs["scale"] = {"DATABASE_URL": scale["database_url"]}
         envs["scale_cold"] = {"DATABASE_URL": scale["database_url"], **COLD_ENV}
+    # Each server its own cache prefix (issue 24): servers sharing the bench's Redis never answer from each
+    # other's entries (the 1M search once served the 100k server's cached body).
+    envs = {name: {**env, "CACHE_KEY_PREFIX": f"bench-{name}"} for name, env in envs.items()}
     with ExitStack() as stack:
         servers = {
             name: stack.enter_context(GunicornServer(config, env=env, floor_payload=payload_path,

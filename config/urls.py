@@ -28,6 +28,7 @@ urlpatterns = [
     path("", include("apps.comments.urls")),
     path("", include("apps.thingapps.urls")),
     path("", include("apps.reports.urls")),
+    path("", include("apps.demo.urls")),  # the demo app's callback page (issue 23)
 ]
 
 # docs/decisions.md (compat): the modern path names of the original API's clients answer as the spec's paths.

@@ -41,7 +41,7 @@ def gunicorn_running(*args: str):
         server.wait(timeout=10)
 
 
-def fetch(url: str, **kwargs) -> tuple[int, dict, bytes]:
+def fetch(url: str | urllib.request.Request, **kwargs) -> tuple[int, dict, bytes]:
     """(status, headers, body) of a GET, errors included."""
     try:
         with urllib.request.urlopen(url, timeout=10, **kwargs) as response:

@@ -23,7 +23,8 @@ class SignupForm(forms.Form):
     )
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # Form.clean returns it; typed Optional for subclasses
         if data.get("password1") and data.get("password2") and data["password1"] != data["password2"]:
             self.add_error("password2", "The two passwords do not match.")
         return data

@@ -69,6 +69,16 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]
     def full_name(self) -> str:
         return f"{self.first_name} {self.last_name}".strip()
 
+    def refresh_from_db(self, using=None, fields=None, from_queryset=None):
+        """A user loaded with a few fields (the cached token row: apps.oauth.selectors) loads the rest of
+        its profile in one query the first time a deferred field is read, not one query per field; the
+        password hash only when it is itself asked for (docs/security.md, issue 22 finding 6)."""
+        if fields is not None and len(fields) == 1 and fields[0] != "password":
+            deferred = self.get_deferred_fields()
+            if fields[0] in deferred:
+                fields = [name for name in deferred if name != "password"]
+        super().refresh_from_db(using=using, fields=fields, from_queryset=from_queryset)
+
 
 class Follow(models.Model):
     follower = models.ForeignKey(User, on_delete=models.CASCADE, related_name="following_links")

@@ -7,7 +7,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts import links, selectors, services
@@ -19,7 +18,7 @@ from apps.accounts.forms import (
     ProfileForm,
     SignupForm,
 )
-from apps.core.site import apply_errors
+from apps.core.site import apply_errors, safe_next
 from apps.accounts.profiles import profile_tabs
 from apps.core.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
 from apps.core.site import paginate
@@ -61,12 +60,7 @@ def profile_page(request, username, tab=None):
 
 
 def _safe_next(request) -> str:
-    target = request.POST.get("next") or request.GET.get("next") or ""
-    if url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return ACCOUNT_HOME
+    return safe_next(request, ACCOUNT_HOME)
 
 
 @require_http_methods(["GET", "POST"])
@@ -74,27 +68,35 @@ def signup(request):
     if request.user.is_authenticated:
         return redirect(_safe_next(request))
     form = SignupForm(request.POST or None)
+    retry_after = 0
     if request.method == "POST" and form.is_valid():
         try:
             user = services.user_register(
                 username=form.cleaned_data["username"],
                 email=form.cleaned_data["email"],
                 password=form.cleaned_data["password1"],
+                address=client_address(request.META),
             )
         except ValidationFailed as exc:
             apply_errors(
                 form, {("password1" if k == "password" else k): v for k, v in (exc.errors or {}).items()}
             )
+        except RateLimited as exc:
+            form.add_error(None, exc.message)
+            retry_after = exc.retry_after
         else:
             # Explicit backend: other apps may add authentication backends later.
             login(request, user, backend="apps.oauth.auth_backends.ThrottledModelBackend")
             return redirect(_safe_next(request))
-    return render(
+    response = render(
         request,
         "accounts/signup.html",
         {"form": form, "next": _safe_next(request)},
-        status=400 if form.errors else 200,
+        status=429 if retry_after else 400 if form.errors else 200,
     )
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
 
 
 @login_required

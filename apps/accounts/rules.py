@@ -4,6 +4,7 @@ import re
 
 from apps.accounts.models import RESERVED_USERNAMES
 from apps.core.licenses import USER_LICENSES
+from apps.core.throttle import FailureLimit, wait_message
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 USERNAME_MAX_LENGTH = 40
@@ -108,3 +109,16 @@ def message_send_errors(*, sender, recipient, body) -> dict[str, list[str]]:
     elif len(body) > MESSAGE_BODY_MAX_LENGTH:
         errors["body"] = [f"Ensure this field has no more than {MESSAGE_BODY_MAX_LENGTH} characters."]
     return errors
+
+
+# --- Sign-up throttle (docs/security.md, issue 22 finding 10) -------------------------------------------
+# Accounts created from one address: a family or a classroom behind one NAT signs up a few at a time; a
+# script making accounts in bulk is stopped after 10 in an hour, for the rest of that hour.
+SIGNUP_ADDRESS_LIMIT = FailureLimit(scope="signup:address", limit=10, window_seconds=3600, lock_seconds=3600)
+
+
+def signup_throttled_message(seconds: int) -> str:
+    return (
+        "Too many accounts were created from your network recently. "
+        f"Please try again in {wait_message(seconds)}."
+    )

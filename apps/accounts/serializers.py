@@ -7,7 +7,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core import wire
 from apps.core.fields import StrictCharField
+from apps.core.markup import markdown_render
 from apps.accounts import links, rules
 from apps.core.fields import LicenseField
 from apps.core.licenses import USER_LICENSES
@@ -100,7 +102,21 @@ class UserSerializer(UserSummarySerializer):
         if viewer is None or viewer.pk != user.pk:
             for field in self.OWNER_ONLY:
                 data.pop(field, None)
-        return data
+        return wire.apply("User", data, user, self)
+
+    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+
+    def wire_bio_html(self, user) -> str:
+        return markdown_render(user.bio or "")
+
+    def wire_count_of_designs(self, user) -> int:
+        return user.things.filter(is_published=True, is_hidden=False).count()
+
+    def wire_count_of_followers(self, user) -> int:
+        return user.follower_links.count()
+
+    def wire_count_of_following(self, user) -> int:
+        return user.following_links.count()
 
 
 def _profile_field(name: str) -> StrictCharField:

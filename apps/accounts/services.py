@@ -27,6 +27,7 @@ from apps.accounts.models import Follow, Message, User
 from apps.accounts.release import user_release_hooks
 from apps.activity.models import Event
 from apps.activity.services import event_record, event_retract
+from apps.core import throttle
 from apps.core.api import site_url
 from apps.core.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
 from apps.core.services import model_update
@@ -68,8 +69,22 @@ def user_image_replace(*, user_id: int, field: str, key: str) -> str:
     return previous
 
 
-def user_register(*, username: str, email: str, password: str) -> User:
-    """Create an account from the sign-up page; every rule failure is a ValidationFailed with field errors."""
+def user_register(*, username: str, email: str, password: str, address: str | None = None) -> User:
+    """Create an account from the sign-up page; every rule failure is a ValidationFailed with field errors.
+
+    `address`: the caller's (apps.core.throttle.client_address). While it has made too many accounts
+    (rules.SIGNUP_ADDRESS_LIMIT) the sign-up is refused with RateLimited before anything is checked or
+    hashed; each account created counts.
+    """
+    wait = throttle.locked_for(rules.SIGNUP_ADDRESS_LIMIT, address)
+    if wait:
+        raise RateLimited(rules.signup_throttled_message(wait), retry_after=wait)
+    user = _user_create(username=username, email=email, password=password)
+    throttle.failure_record(rules.SIGNUP_ADDRESS_LIMIT, address)
+    return user
+
+
+def _user_create(*, username: str, email: str, password: str) -> User:
     errors: dict[str, list[str]] = {}
     reasons = rules.username_blockers(username)
     if not reasons and selectors.user_name_taken(username):

@@ -5,6 +5,7 @@ from rest_framework import serializers
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.comments.models import BODY_MAX_LENGTH, Comment
+from apps.core import wire
 from apps.core.api import MAX_ID, api_url
 from apps.core.fields import StrictCharField
 
@@ -49,7 +50,15 @@ class CommentSerializer(serializers.Serializer):
         # fields above document the shape in the schema.
         data = self._common(comment)
         data["user"] = UserSummarySerializer().to_representation(comment.user) if comment.user_id else None
-        return data
+        return wire.apply("Comment", data, comment, self)
+
+    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+
+    def wire_parent_url(self, comment) -> str | None:
+        return comment_api_url(comment.parent_id) if comment.parent_id else None
+
+    def wire_is_root_comment(self, comment) -> bool:
+        return comment.parent_id is None
 
     def threaded_representation(self, comment) -> dict:
         """The comment inside the threaded result: its author by `user_id` (see `users` there)."""

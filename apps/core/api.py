@@ -12,6 +12,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
+from apps.core import versions, wire
 from apps.core.exceptions import NotFound, ValidationFailed
 from apps.core.handlers import _flatten_drf_detail
 from apps.core.pagination import LinkHeaderPagination
@@ -87,7 +88,7 @@ def parse_patch(
 def _round_trip_unchanged(field, value, shown) -> bool:
     if _as_json(value) == _as_json(shown):
         return True
-    if isinstance(value, dict) and isinstance(shown, dict):
+    if isinstance(value, dict) and isinstance(shown, dict) and not getattr(field, "writable_object", False):
         return True  # a nested object as read (a client may have refreshed its local copy of it)
     if isinstance(field, serializers.ListField) and isinstance(value, str):
         return urlsplit(value.strip()).scheme in ("http", "https")  # the sub-collection's URL
@@ -122,7 +123,7 @@ def validated(serializer) -> dict:
 def paginated_response(
     request, queryset, serializer_class, *, view=None, context: dict | None = None,
     not_found_when_empty: bool = False, total_and_hits: bool = False, page_prepare=None,
-    page_info: dict | None = None,
+    page_info: dict | None = None, empty_page_404_in_live_wire: bool = False,
 ) -> Response:
     """A page of `queryset` as a JSON array, with the Link header (docs/decisions.md: Pagination).
 
@@ -131,10 +132,14 @@ def paginated_response(
     same paging and Link header (docs/decisions.md: Search shape, the modern form).
     `page_prepare(rows)`: what the page's rows need before serialising (returns the rows).
     `page_info`: filled with the page's `number` and `num_pages` (a caller keeping the page rendered).
+    `empty_page_404_in_live_wire`: a page with no item is 404 too in the wire versions that declare
+    "EmptyPage404" (apps.core.wire: the live service's user and collection lists).
     """
     paginator = LinkHeaderPagination()
     page = paginator.paginate_queryset(queryset, request, view=view)
-    if not page and not_found_when_empty:
+    if not page and (
+        not_found_when_empty or (empty_page_404_in_live_wire and wire.has(versions.of(request), "EmptyPage404"))
+    ):
         raise NotFound()
     if page_prepare is not None:
         page = page_prepare(page)

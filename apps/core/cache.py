@@ -45,10 +45,12 @@ class ReusingRedisCacheClient(RedisCacheClient):
         self._clients: dict[int, redis.Redis] = {}
 
     def get_client(self, key=None, *, write=False):
-        index = self._get_connection_pool_index(write)
+        # RedisCacheClient's pool helpers and client class: django-stubs does not declare these privates.
+        index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
         client = self._clients.get(index)
         if client is None:
-            client = self._clients.setdefault(index, self._client(connection_pool=self._get_connection_pool(write)))
+            pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+            client = self._clients.setdefault(index, self._client(connection_pool=pool))  # type: ignore[attr-defined]
         return client
 
 

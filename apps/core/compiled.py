@@ -124,7 +124,7 @@ def _instances(compiler, plan, rows) -> list:
 
 class CompiledIds:
     """An ordered list of ids (`build()` → a `values_list("pk", flat=True)` queryset with no per-request
-    value) compiled once; each request slices and counts it with its own LIMIT/OFFSET. `bound()` is what
+    value; or of tuples, `values_list("pk", "version")`) compiled once; each request slices and counts it with its own LIMIT/OFFSET. `bound()` is what
     Django's Paginator reads: `count()` (through apps.core.pagination's count cache, under the key the
     queryset itself would have) and a slice."""
 
@@ -167,7 +167,7 @@ class BoundIds:
             raise TypeError("a compiled id list is read a page at a time")
         with connections[self.using].cursor() as cursor:
             cursor.execute(f"{self.sql} LIMIT %s OFFSET %s", (*self.params, max(0, stop - start), start))
-            return [row[0] for row in cursor.fetchall()]
+            return [row[0] if len(row) == 1 else tuple(row) for row in cursor.fetchall()]
 
     def _scalar(self, sql: str, params) -> int:
         with connections[self.using].cursor() as cursor:

@@ -42,6 +42,21 @@ class PermissionDenied(DomainError):
     default_message = "Forbidden"
 
 
+class InsufficientScope(PermissionDenied):
+    """403 for a token whose scope lacks what the request needs (RFC 6750 §3.1, docs/decisions.md: Scopes);
+    the answer names the scope in `WWW-Authenticate`."""
+
+    error_type = "INSUFFICIENT_SCOPE"
+
+    def __init__(self, scope: str, message: str | None = None, **kw):
+        self.scope = scope
+        super().__init__(message, **kw)
+
+    @property
+    def www_authenticate(self) -> str:
+        return f'Bearer error="insufficient_scope", scope="{self.scope}"'
+
+
 class NotFound(DomainError):
     status_code = 404
     error_type = "NOT_FOUND"
@@ -52,6 +67,15 @@ class Conflict(DomainError):
     status_code = 409
     error_type = "CONFLICT"
     default_message = "Conflict"
+
+
+class PreconditionFailed(DomainError):
+    """412: an `If-Match` names a version of the object that is no longer current (a lost update
+    refused, issue 24)."""
+
+    status_code = 412
+    error_type = "PRECONDITION_FAILED"
+    default_message = "Precondition Failed"
 
 
 class RateLimited(DomainError):

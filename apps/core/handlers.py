@@ -12,7 +12,7 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from apps.core.exceptions import SHORT_REASONS, DomainError, RateLimited, ServiceUnavailable
+from apps.core.exceptions import SHORT_REASONS, DomainError, InsufficientScope, RateLimited, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +112,8 @@ def exception_handler(exc, context):
         service_unavailable_log(context.get("request"), exc)
         retry = {"Retry-After": str(unavailable.retry_after)}
         return error_response(503, unavailable.message, unavailable.error_type, headers=retry)
+    if isinstance(exc, InsufficientScope):
+        return error_response(403, exc.message, exc.error_type, headers={"WWW-Authenticate": exc.www_authenticate})
     if isinstance(exc, DomainError):
         return error_response(exc.status_code, exc.message, exc.error_type, exc.errors)
     if isinstance(exc, Http404):
@@ -130,7 +132,8 @@ def exception_handler(exc, context):
         message = f"{field}: {first[0]}" if field and field != "non_field_errors" else first[0]
         return error_response(400, message, "VALIDATION_FAILED", errors)
     if isinstance(exc, drf.Throttled):
-        wait = max(1, math.ceil(exc.wait or 0))
+        # DRF sets Throttled.wait in __init__; djangorestframework-stubs does not declare it.
+        wait = max(1, math.ceil(exc.wait or 0))  # type: ignore[attr-defined]
         message = f"API rate limit exceeded. Try again in {wait} seconds."
         return error_response(429, message, "RATE_LIMITED", headers={"Retry-After": str(wait)})
     if isinstance(exc, drf.APIException):

@@ -86,7 +86,13 @@ class HideReasonForm(forms.Form):
         return reason
 
 
-class HideWithReasonAdminMixin:
+if TYPE_CHECKING:
+    _AdminBase = admin.ModelAdmin  # what the mixin is mixed into: message_user, admin_site, model
+else:
+    _AdminBase = object
+
+
+class HideWithReasonAdminMixin(_AdminBase):
     """Admin actions to hide (with a reason, on an intermediate page) and unhide items.
 
     `on_hidden(obj)` / `on_unhidden(obj)` hooks let an app adjust counters (e.g. a Thing's comment_count).

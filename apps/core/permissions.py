@@ -13,3 +13,13 @@ class IsAppToken(BasePermission):
 
     def has_permission(self, request, view):
         return request.auth is not None
+
+
+# docs/decisions.md (Scopes, round 3): `read` and `write`; a token whose scope is empty was authorized
+# without one and carries both. An unsafe method needs `write`.
+WRITE_SCOPE = "write"
+
+
+def scope_allows_write(scope: str | None) -> bool:
+    names = (scope or "").split()
+    return not names or WRITE_SCOPE in names

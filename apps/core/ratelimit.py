@@ -41,7 +41,8 @@ class RateLimitState:
 
 def rate_limit_key(*, application_id, user_id) -> str:
     # An application's read-only token has no user; it gets one bucket of its own (docs/decisions.md: OAuth).
-    return f"ratelimit:{application_id or 'none'}:{user_id or 'app'}"
+    # The instance's cache prefix (settings.CACHE_KEY_PREFIX): instances sharing a Redis count apart.
+    return f"{settings.CACHE_KEY_PREFIX}:ratelimit:{application_id or 'none'}:{user_id or 'app'}"
 
 
 def rate_limit_window(key: str, *, now: float | None = None) -> tuple[str, int]:

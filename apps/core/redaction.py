@@ -16,20 +16,24 @@ import logging
 import re
 import traceback
 from collections.abc import Mapping
+from urllib.parse import unquote_plus
 
 from gunicorn.glogging import Logger as GunicornLogger
 
 # Query/form parameters whose values are credentials.
 SECRET_PARAMETERS = (
-    "access_token", "refresh_token", "id_token", "token", "code", "code_verifier", "client_secret",
+    "access_token", "refresh_token", "id_token", "token", "code", "code_verifier", "client_secret", "device_code",
     "password", "signature", "x-amz-signature", "x-amz-credential", "awsaccesskeyid", "policy",
 )
 REDACTED = "[redacted]"
 _SECRET_NAMES = frozenset(SECRET_PARAMETERS)
 # Any `name=value` whose name starts a word; the callback keeps it unless the name is a credential's.
 # One generic pattern and a set lookup cost a third of an alternation of the names tried at every
-# position (python -m bench.logbench).
-_PARAMETER = re.compile(r"(?<![\w-])([\w-]+)=([^&\s\"'#;,]*)")
+# position (python -m bench.logbench). A name may be percent-encoded (`access%5Ftoken`, `%61ccess_token`)
+# or carry bytes Django keeps (`access_token%00`, `access_token[]`): issue 22, finding 2.
+_NAME_CHARS = r"\w%.+\[\]-"
+_PARAMETER = re.compile(rf"(?<![{_NAME_CHARS}])([{_NAME_CHARS}]+)=([^&\s\"'#;,]*)")
+_NOT_A_NAME_CHARACTER = re.compile(r"[^a-z0-9_-]+")
 # The same names as keys of a printed dict or JSON object: oauthlib logs `Saving grant {'code': '…'}`.
 _MAPPING_ITEM = re.compile(
     r"(?i)(['\"])(" + "|".join(re.escape(name) for name in SECRET_PARAMETERS) + r")\1(\s*:\s*)(['\"])(.*?)\4"
@@ -40,9 +44,33 @@ _BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]+")
 SECRET_ATOMS = frozenset({"{authorization}i", "{cookie}i", "{set-cookie}o", "{proxy-authorization}i"})
 
 
+def parameter_name_is_secret(name: str) -> bool:
+    """Whether a query or form parameter named `name` (as it appears on the wire) may carry a credential.
+
+    Django decodes names (`%XX`, `+`) before a view reads them, so the name is decoded the same way,
+    repeatedly (a double encoding costs nothing to cover), then stripped of what no credential's name
+    holds (a NUL, brackets, spaces, dots) before the lookup: redacting a look-alike is harmless, printing
+    a credential is not.
+    """
+    lowered = name.lower()
+    if lowered in _SECRET_NAMES:
+        return True
+    if lowered.replace("_", "a").replace("-", "a").isalnum():
+        return False  # a plain name (most of them): the set lookup said it all
+    for _ in range(3):
+        if "%" not in lowered and "+" not in lowered:
+            break
+        decoded = unquote_plus(lowered, errors="replace").lower()
+        if decoded == lowered:
+            break
+        lowered = decoded
+    pieces = _NOT_A_NAME_CHARACTER.split(lowered)
+    return "".join(pieces) in _SECRET_NAMES or not _SECRET_NAMES.isdisjoint(pieces)
+
+
 def _parameter_redacted(match: re.Match) -> str:
     name = match.group(1)
-    return f"{name}={REDACTED}" if name.lower() in _SECRET_NAMES else match.group(0)
+    return f"{name}={REDACTED}" if parameter_name_is_secret(name) else match.group(0)
 
 
 def redact(text: str) -> str:

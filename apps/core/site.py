@@ -8,13 +8,15 @@ upload never reloads the page.
 
 import functools
 import json
+import unicodedata
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
+from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from apps.core.exceptions import DomainError
@@ -28,14 +30,47 @@ def wants_json(request) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
-def safe_next(request, default: str) -> str:
-    """The POSTed (or queried) `next` when it stays on this site, else `default`."""
+def next_path(request) -> str:
+    """The POSTed (or queried) `next` when it is a path on this site, else "" (docs/security.md).
+
+    The one place a page reads `next` (issue 22, finding 6): it must be an absolute path (`/…`, never
+    `//host`, `/\\host`, a scheme, or a bare `foo` that Django's redirect() would try to reverse, a
+    500) on this host (Django's url_has_allowed_host_and_scheme) with no control character (a newline
+    in `Location` is a 500 too). Anything else: the caller's default.
+    """
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(
+    if not target.startswith("/") or target.startswith(("//", "/\\")):
+        return ""
+    if any(unicodedata.category(character)[0] == "C" for character in target):
+        return ""
+    if not url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        return target
-    return default
+        return ""
+    return target
+
+
+def no_store(response: HttpResponse) -> HttpResponse:
+    """A page showing a credential (docs/security.md, issue 22 finding 9): no cache anywhere keeps it,
+    HTTP/1.0 ones included (`Pragma`)."""
+    add_never_cache_headers(response)
+    response["Cache-Control"] = "no-store, no-cache, must-revalidate, private, max-age=0"
+    response["Pragma"] = "no-cache"
+    return response
+
+
+def safe_next(request, default: str) -> str:
+    """The POSTed (or queried) `next` when it is a path on this site (next_path), else `default`."""
+    return next_path(request) or default
+
+
+class SafeNextMixin:
+    """For Django's RedirectURLMixin views (log-in, log-out): `next` read by next_path."""
+
+    request: HttpRequest
+
+    def get_redirect_url(self, request: HttpRequest | None = None) -> str:
+        return next_path(request or self.request)
 
 
 def done(request, *, message: str = "", data: dict | None = None, next_url: str):

@@ -28,6 +28,12 @@ def _entries():
         yield prefix, os.path.join(root, directory), tuple(names)
 
 
+class _PrefixedStorage(FileSystemStorage):
+    """A storage whose files collectstatic copies under `prefix` (as Django's FileSystemFinder sets it)."""
+
+    prefix: str | None = None
+
+
 class NodeModulesFinder(BaseFinder):
     """Finds `<prefix>/<name>` for each file listed in NODE_STATIC_FILES (nothing else of node_modules)."""
 
@@ -35,7 +41,7 @@ class NodeModulesFinder(BaseFinder):
         self.entries = list(_entries())
         self.storages = {}
         for prefix, directory, _ in self.entries:
-            storage = FileSystemStorage(location=directory)
+            storage = _PrefixedStorage(location=directory)
             storage.prefix = prefix  # collectstatic copies `<name>` to `<prefix>/<name>`
             self.storages[directory] = storage
         super().__init__(*args, **kwargs)
@@ -103,3 +109,16 @@ class ProductionStaticFilesStorage(CompressedManifestStaticFilesStorage):
 
     def create_compressor(self, **kwargs):
         return _Compressor(**kwargs)
+
+
+class CollectedOrFoundStaticFilesStorage(ProductionStaticFilesStorage):
+    """The quick start's static files storage (config/settings/local.py, issue 23): production's (hashed
+    names, gzip and brotli, immutable) once `make run` has collected them; before that (a test or a
+    `runserver` started by hand with the local settings), a file the manifest does not know keeps its
+    plain name, which WhiteNoise serves from the finders, instead of failing every page."""
+
+    def stored_name(self, name):
+        try:
+            return super().stored_name(name)
+        except ValueError:  # no manifest entry, and no collected file to hash
+            return name

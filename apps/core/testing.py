@@ -25,6 +25,7 @@ import secrets
 import string
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.apps import apps as django_apps
@@ -67,15 +68,21 @@ def ids(response) -> list[int]:
 # --- clients ------------------------------------------------------------------------------------------
 
 
-def bearer_client(token) -> APIClient:
+class TokenAPIClient(APIClient):
+    """An APIClient that carries the token it sends (`client.token`): tests read it back or change it."""
+
+    token: Any
+
+
+def bearer_client(token) -> TokenAPIClient:
     """An APIClient sending `token` as `Authorization: Bearer` (`client.token` is the token)."""
-    client = APIClient()
+    client = TokenAPIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
-    client.token = token  # type: ignore[attr-defined]  # the tests read it back
+    client.token = token
     return client
 
 
-def token_client(user, app) -> APIClient:
+def token_client(user, app) -> TokenAPIClient:
     """An APIClient with a real, fresh Bearer token of `user` issued to `app` (user None: the app's own
     read-only token)."""
     token = get_access_token_model().objects.create(

@@ -15,16 +15,23 @@ from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_safe
 from django.template.loader import render_to_string
+from django.templatetags.static import static
+from django.utils.decorators import method_decorator
+from django.views.decorators.gzip import gzip_page
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from apps.core.exceptions import InsufficientScope
 from apps.core.handlers import error_body, service_unavailable_from, service_unavailable_log, x_error_header
+from apps.core.permissions import WRITE_SCOPE, scope_allows_write
 from apps.core.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
 from apps.core.ratelimit import RateLimitState, rate_limit_hit, rate_limit_key
 from apps.core.statuses import success_status_apply
+from apps.core import versions
 
 
 class ApiView(APIView):
@@ -34,7 +41,8 @@ class ApiView(APIView):
     1. Authentication (REST_FRAMEWORK's authentication class, apps.oauth): no token, or an unusable one.
     2. The rate limit (spec §8, docs/decisions.md: Rate limit): every authenticated request counts once, per
        (application, user); over the limit is a 429, whatever the permissions would have said.
-    3. Permissions (IsTokenUser by default): 401 anonymous, 403 for an app's read-only token.
+    3. Permissions (IsTokenUser by default): 401 anonymous, 403 for an app's read-only token; then the
+       token's scope: an unsafe method needs `write` (403 INSUFFICIENT_SCOPE, docs/decisions.md: Scopes).
     4. The handler. On the way out, a success takes the status the wire carries (apps.core.statuses:
        200 for any 2xx but 202), every answer after authentication, errors included, carries the
        rate-limit headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
@@ -59,9 +67,22 @@ class ApiView(APIView):
         self.format_kwarg = self.get_format_suffix(**kwargs)
         request.accepted_renderer, request.accepted_media_type = self.perform_content_negotiation(request)
         request.version, request.versioning_scheme = self.determine_version(request, *args, **kwargs)
+        versions.header_version(request)  # an unknown Thingyard-Version is 400 before anything else
         self.perform_authentication(request)
+        # The wire version (apps.core.versions): the header, else the token's app's, else `spec`.
+        versions.resolve(request, getattr(request.auth, "application", None))
         self.check_rate_limit(request)
         self.check_permissions(request)
+        self.check_scope(request)
+
+    def check_scope(self, request) -> None:
+        """docs/security.md (issue 22, finding 1): every unsafe method of every API view needs a token
+        with the `write` scope. Reads never reach this for writes: apps.oauth.fastpath answers GETs only."""
+        token = request.auth
+        if token is None or request.method in SAFE_METHODS:
+            return
+        if not scope_allows_write(getattr(token, "scope", "")):
+            raise InsufficientScope(WRITE_SCOPE)
 
     def check_rate_limit(self, request) -> None:
         token = request.auth
@@ -86,6 +107,7 @@ class ApiView(APIView):
         if not response.has_header("Cache-Control"):
             response["Cache-Control"] = "private, no-store"
         patch_vary_headers(response, ("Authorization",))
+        versions.answer_header(response, request)
         return response
 
 
@@ -96,10 +118,12 @@ _JSON_RENDERER = JSONRenderer()
 
 @dataclass(frozen=True)
 class Rendered:
-    """A body already rendered by DRF's JSONRenderer, with the headers it needs (a page's Link)."""
+    """A body already rendered by DRF's JSONRenderer, with the headers it needs (a page's Link, an ETag);
+    `status` 304: the client's copy is current (no body, issue 24's conditional requests)."""
 
     body: bytes
     headers: dict
+    status: int = 200
 
 
 def api_json_response(data, *, view_class: type[ApiView], rate_limit: RateLimitState) -> HttpResponse:
@@ -108,7 +132,9 @@ def api_json_response(data, *, view_class: type[ApiView], rate_limit: RateLimitS
     APIView.finalize_response and ApiView.finalize_response add (Allow, the rate limit, Cache-Control,
     Vary). apps.oauth.fastpath answers cached reads with it; tests compare the two byte for byte."""
     if isinstance(data, Rendered):
-        response = HttpResponse(data.body, content_type="application/json")
+        response = HttpResponse(data.body, content_type="application/json", status=data.status)
+        if data.status == 304:
+            del response["Content-Type"]
         for name, value in data.headers.items():
             response[name] = value
     else:
@@ -118,6 +144,7 @@ def api_json_response(data, *, view_class: type[ApiView], rate_limit: RateLimitS
         response[name] = value
     response["Cache-Control"] = "private, no-store"
     patch_vary_headers(response, ("Authorization",))
+    response[versions.HEADER] = versions.SPEC  # the fast path answers `spec` requests only
     return response
 
 
@@ -134,8 +161,21 @@ def _allow_header(view_class: type[ApiView]) -> str:
     return _ALLOW.setdefault(view_class, ", ".join(view.allowed_methods))
 
 
+@method_decorator(gzip_page, name="dispatch")
 class OpenApiView(ApiView, SpectacularJSONAPIView):
-    """/openapi.json, through the same pipeline (a token counts against the limit; JSON-P works)."""
+    """/openapi.json, through the same pipeline (a token counts against the limit; JSON-P works).
+
+    Compressed when the client accepts it (issue 23: 2.2 MB of JSON, about 150 KB gzipped, loaded by
+    every /docs/ page). The document holds no secret, so compression leaks nothing (BREACH).
+
+    One document per wire version (apps.core.wire): `?version=thingiverse`, else the request's version
+    (the Thingyard-Version header, the token's app), else `spec`. An unknown version is 400."""
+
+    @extend_schema(exclude=True)  # the document does not list itself (as drf-spectacular's view)
+    def get(self, request, *args, **kwargs):
+        named = request.query_params.get("version")
+        self.api_version = versions.checked(named) if named else versions.of(request)
+        return super().get(request, *args, **kwargs)
 
 
 class SwaggerUiView(ApiView, SpectacularSwaggerView):
@@ -148,6 +188,7 @@ class SwaggerUiView(ApiView, SpectacularSwaggerView):
 
     @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):
+        versions.checked(request.query_params.get("version"))  # /docs/?version=<v>: that version's document
         response = super().get(request, *args, **kwargs)
         ui_settings = json.loads(response.data["settings"])
         ui_settings["oauth2RedirectUrl"] = request.build_absolute_uri(SWAGGER_OAUTH2_REDIRECT_PATH)
@@ -158,6 +199,16 @@ class SwaggerUiView(ApiView, SpectacularSwaggerView):
         # three (one origin): the popup stays connected and the page keeps the stricter policy.
         response["Cross-Origin-Opener-Policy"] = "same-origin"
         return response
+
+    # Swagger UI's files through the static files storage (issue 23): their hashed, compressed, immutable
+    # names once collected (production, the quick start), instead of drf-spectacular's fixed prefix.
+    @staticmethod
+    def _swagger_ui_resource(filename):
+        return static(f"vendor/swagger-ui/{filename}")
+
+    @staticmethod
+    def _swagger_ui_favicon():
+        return static("vendor/swagger-ui/favicon-32x32.png")
 
 
 SWAGGER_OAUTH2_REDIRECT_PATH = "/docs/oauth2-redirect.html"
@@ -227,6 +278,11 @@ def server_error(request):
         service_unavailable_log(request, sys.exc_info()[1])
         retry = {"Retry-After": str(unavailable.retry_after)}
         return json_error(503, unavailable.message, unavailable.error_type, headers=retry)
+    if _is_site_page(request) and "text/html" in request.headers.get("Accept", ""):
+        # A browser on a site page: the site's own page (issue 23); API and OAuth clients keep the JSON
+        # body. The page stands alone, without the site's layout: that layout reads the session and the
+        # user, which may be what failed.
+        return HttpResponse(render_to_string("500.html"), status=500)
     return json_error(500, "Internal Server Error", "INTERNAL_ERROR")
 
 

@@ -1,5 +1,7 @@
 """Demo data for the quick start (`make run`) and for trying the API by hand."""
+import hashlib
 from dataclasses import dataclass
+from typing import Any
 from datetime import timedelta
 
 import boto3
@@ -8,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.makes.models import Make
@@ -73,6 +76,19 @@ DEMO_THING_APP_URL = "http://127.0.0.1:8001/"
 DEMO_APP_SECRET = "thingyard-demo-secret"
 
 
+def demo_callback_url() -> str:
+    """The demo app's callback page (apps/demo/pages.py), where "Allow" lands."""
+    return f"{settings.API_BASE_URL}/demo/callback"
+
+
+def demo_authorize_url() -> str:
+    """The consent page of the demo app: "Allow" there shows the token working on the callback page."""
+    from urllib.parse import urlencode
+
+    query = urlencode({"client_id": DEMO_APP_CLIENT_ID, "response_type": "code", "redirect_uri": demo_callback_url()})
+    return f"{settings.AUTH_BASE_URL}/login/oauth/authorize?{query}"
+
+
 @dataclass
 class DemoSummary:
     username: str
@@ -127,6 +143,11 @@ def demo_seed() -> DemoSummary:
 
     Application = get_application_model()
     app = Application.objects.filter(client_id=DEMO_APP_CLIENT_ID).first()
+    # "Allow" lands on the demo app's callback page, which shows the token working (issue 23); Swagger's
+    # callback stays, so /docs/ can "Authorize" with the demo app too.
+    redirect_uris = f"{demo_callback_url()} {settings.API_BASE_URL}/docs/oauth2-redirect.html"
+    if app is not None and app.redirect_uris != redirect_uris:
+        Application.objects.filter(pk=app.pk).update(redirect_uris=redirect_uris)
     if app is None:
         app = Application.objects.create(
             client_id=DEMO_APP_CLIENT_ID,
@@ -134,9 +155,9 @@ def demo_seed() -> DemoSummary:
             name="Thingyard Demo App",
             description="The demo application created by `seed_demo`.",
             app_type=Application.AppType.WEB,
-            info_url="http://127.0.0.1:8000/docs/",
-            application_url="http://127.0.0.1:8000",
-            redirect_uris="http://127.0.0.1:8000/docs/oauth2-redirect.html",
+            info_url=f"{settings.API_BASE_URL}/docs/",
+            application_url=settings.API_BASE_URL,
+            redirect_uris=redirect_uris,
             client_type=Application.CLIENT_CONFIDENTIAL,
             authorization_grant_type=Application.GRANT_AUTHORIZATION_CODE,
             user=users["demo"],
@@ -149,25 +170,26 @@ def demo_seed() -> DemoSummary:
     things = demo_seed_things(users=users)
     demo_seed_comments(users=users, things=things)
 
-    AccessToken = get_access_token_model()
+    # Tokens are stored as their checksum only (docs/security.md, issue 22 finding 6), so the demo's token
+    # is derived from SECRET_KEY: every run prints the same one without it being stored.
     demo = users["demo"]
-    token = (
-        AccessToken.objects.filter(user=demo, application=app, expires__gt=timezone.now() + timedelta(days=1))
-        .order_by("-expires")
-        .first()
-    )
-    if token is None:
-        token = AccessToken.objects.create(
+    plain = salted_hmac("apps.demo.services.demo_token", "demo", algorithm="sha256").hexdigest()[:32]
+    AccessToken = get_access_token_model()
+    existing = AccessToken.objects.filter(token_checksum=hashlib.sha256(plain.encode()).hexdigest()).first()
+    if existing is None or existing.expires <= timezone.now() + timedelta(days=1):
+        if existing is not None:
+            existing.delete()
+        AccessToken.objects.create(
             user=demo,
             application=app,
-            token=generate_token(),
+            token=plain,  # stored as its checksum (apps.oauth.signals)
             expires=timezone.now() + timedelta(days=365),
             scope="read write",
         )
     return DemoSummary(
         username=demo.username,
         password=DEMO_PASSWORD,
-        token=token.token,
+        token=plain,
         client_id=DEMO_APP_CLIENT_ID,
         client_secret=DEMO_APP_SECRET,
         admin_username=admin.username,
@@ -256,6 +278,9 @@ def demo_seed_comments(*, users: dict, things: dict):
 
 # (Thing name, file name, boxes (x0, y0, z0, x1, y1, z1) in mm whose union is the model)
 DEMO_MODELS = [
+    ("Articulated Robot Arm", "robot-arm-base.stl",
+     [(0, 0, 0, 60, 60, 10), (20, 20, 10, 40, 40, 70), (20, 20, 60, 90, 40, 75), (80, 25, 40, 90, 35, 60)]),
+    ("Robot Arm Gripper", "gripper.stl", [(0, 0, 0, 40, 20, 8), (0, 0, 8, 6, 20, 40), (34, 0, 8, 40, 20, 40)]),
     ("Parametric Shelf Bracket", "shelf-bracket.stl",
      [(0, 0, 0, 60, 20, 5), (0, 0, 0, 5, 20, 60), (5, 8, 5, 45, 12, 45)]),
     ("Calibration Cube", "calibration-cube.stl", [(0, 0, 0, 20, 20, 20)]),
@@ -281,6 +306,20 @@ def demo_stl(boxes) -> bytes:
     return b"".join(out)
 
 
+def _demo_row_kept(row) -> bool:
+    """Whether a demo file or image row exists with its object in the store. moto keeps objects in memory:
+    after `make run` restarts it, SQLite still has the rows but not the objects, so the row is dropped
+    (its render and sizes with it) and seeded again."""
+    from apps.uploads import store
+
+    if row is None:
+        return False
+    if store.head(row.key) is not None:
+        return True
+    row.delete()
+    return False
+
+
 def demo_seed_models() -> int:
     """Idempotent: an STL for some demo Things, put in the store and processed (a render and the three.js
     geometry), as an upload would have been. Needs the object store; returns how many were added."""
@@ -291,7 +330,7 @@ def demo_seed_models() -> int:
     added = 0
     for name, filename, boxes in DEMO_MODELS:
         thing = Thing.objects.filter(name=name).first()
-        if thing is None or ThingFile.objects.filter(thing=thing, name=filename).exists():
+        if thing is None or _demo_row_kept(ThingFile.objects.filter(thing=thing, name=filename).first()):
             continue
         data = demo_stl(boxes)
         key = f"demo/{thing.pk}/{filename}"
@@ -301,3 +340,151 @@ def demo_seed_models() -> int:
         processing.file_process(file_id=file.pk)
         added += 1
     return added
+
+
+# --- photos of Things and makes, a group, collections: the product as people see it (issue 23) -------
+
+# (Thing name, photo file name, background, shape colour): the Calibration Cube keeps only its model, so
+# the quick start has a model-first Thing page (its 3D preview comes first).
+DEMO_THING_PHOTOS = [
+    ("Parametric Shelf Bracket", "bracket-on-the-wall.png", (226, 232, 240), (42, 127, 214)),
+    ("Wall Tool Holder", "tool-holder-in-use.png", (240, 234, 222), (232, 89, 12)),
+    ("Articulated Robot Arm", "robot-arm-assembled.png", (222, 236, 228), (10, 91, 181)),
+    ("Robot Arm Gripper", "gripper-closed.png", (236, 226, 240), (120, 60, 170)),
+]
+# (maker, Thing name, photo file name, background, shape colour): one photo for each make of DEMO_MAKES.
+DEMO_MAKE_PHOTOS = [
+    ("alice", "Parametric Shelf Bracket", "garage-shelf.png", (214, 222, 230), (30, 110, 90)),
+    ("bob", "Parametric Shelf Bracket", "heavy-shelf.png", (230, 220, 210), (160, 70, 40)),
+    ("demo", "Articulated Robot Arm", "weekend-print.png", (220, 230, 240), (200, 40, 40)),
+]
+DEMO_GROUP: dict[str, Any] = {
+    "slug": "workshop-organizers",
+    "name": "Workshop Organizers",
+    "creator": "demo",
+    "description": "Brackets, racks and holders that keep a workshop tidy. Share yours, ask for advice.",
+    "members": ["alice", "bob"],
+    "things": ["Parametric Shelf Bracket", "Wall Tool Holder", "Calibration Cube"],
+    # (author, name, body, pinned, replies as (author, body))
+    "topics": [
+        ("demo", "Welcome: what belongs here", "Anything that organizes a workshop. Add your Things to the "
+         "group and say what you printed them in.", True, []),
+        ("alice", "PETG or PLA for wall mounts?", "My PLA hooks creep under load in summer. Is PETG enough, "
+         "or should I go to ABS?", False,
+         [("bob", "PETG has been fine for me for two years, 4 perimeters."),
+          ("demo", "PETG, and screw into studs: the plastic is rarely what fails.")]),
+    ],
+}
+# (owner, name, description, Thing names)
+DEMO_COLLECTIONS = [
+    ("demo", "Workshop favourites", "What hangs on my wall.", ["Wall Tool Holder", "Parametric Shelf Bracket",
+                                                              "Articulated Robot Arm"]),
+    ("alice", "Robotics", "Arms, grippers and the rest.", ["Articulated Robot Arm", "Robot Arm Gripper"]),
+]
+
+
+def demo_photo(title: str, *, background, colour, size=(1200, 900)) -> bytes:
+    """A PNG made here (Pillow), no download: a soft gradient, the object as a lit isometric block with
+    its shadow, and the title; enough to show the gallery, the thumbnails and the make cards."""
+    import io
+
+    from PIL import Image as PILImage
+    from PIL import ImageDraw, ImageFilter, ImageFont
+
+    width, height = size
+    image = PILImage.new("RGB", size, background)
+    draw = ImageDraw.Draw(image)
+    for y in range(height):  # light from above
+        shade = 1.08 - 0.22 * y / height
+        draw.line([(0, y), (width, y)], fill=tuple(min(255, int(c * shade)) for c in background))
+    shadow = PILImage.new("L", size, 0)
+    ImageDraw.Draw(shadow).ellipse([width * 0.25, height * 0.68, width * 0.8, height * 0.8], fill=110)
+    image.paste((40, 40, 40), mask=shadow.filter(ImageFilter.GaussianBlur(28)))
+    cx, cy, s = width * 0.5, height * 0.5, min(width, height) * 0.22
+    top = [(cx, cy - s), (cx + s * 1.2, cy - s * 0.4), (cx, cy + s * 0.2), (cx - s * 1.2, cy - s * 0.4)]
+    left = [(cx - s * 1.2, cy - s * 0.4), (cx, cy + s * 0.2), (cx, cy + s * 1.2), (cx - s * 1.2, cy + s * 0.6)]
+    right = [(cx, cy + s * 0.2), (cx + s * 1.2, cy - s * 0.4), (cx + s * 1.2, cy + s * 0.6), (cx, cy + s * 1.2)]
+    for face, light in ((top, 1.35), (left, 0.95), (right, 0.7)):
+        draw.polygon(face, fill=tuple(min(255, int(c * light)) for c in colour))
+    font = ImageFont.load_default(size=48)
+    draw.text((60, height - 110), title, fill=(40, 44, 52), font=font)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def _demo_image(*, key: str, name: str, data: bytes, thing=None, make=None) -> None:
+    """Put the photo in the store and process it, as an uploaded image is (its sizes rendered)."""
+    from apps.uploads import store
+    from apps.uploads.models import Image
+    from apps.uploads.processing import services as processing
+
+    store.put(key, data, content_type="image/png")
+    image = Image.objects.create(thing=thing, copy=make, name=name, key=key, size=len(data))
+    processing.image_process(image_id=image.pk)
+
+
+def demo_seed_photos() -> int:
+    """Idempotent: a photo for some demo Things and for every demo make. Needs the object store."""
+    from apps.uploads.models import Image
+
+    User = get_user_model()
+    added = 0
+    for name, filename, background, colour in DEMO_THING_PHOTOS:
+        thing = Thing.objects.filter(name=name).first()
+        if thing is None or _demo_row_kept(Image.objects.filter(thing=thing, name=filename).first()):
+            continue
+        _demo_image(key=f"demo/{thing.pk}/{filename}", name=filename, thing=thing,
+                    data=demo_photo(name, background=background, colour=colour))
+        added += 1
+    for username, name, filename, background, colour in DEMO_MAKE_PHOTOS:
+        make = Make.objects.filter(creator=User.objects.filter(username=username).first(), thing__name=name).first()
+        if make is None or _demo_row_kept(Image.objects.filter(copy=make, name=filename).first()):
+            continue
+        _demo_image(key=f"demo/makes/{make.pk}/{filename}", name=filename, make=make,
+                    data=demo_photo(f"{name}, made by {username}", background=background, colour=colour))
+        added += 1
+    return added
+
+
+@transaction.atomic
+def demo_seed_community() -> None:
+    """Idempotent: a group with members, Things and topics (with replies), and two collections, all
+    written through their services (counters, events and search as any user's would be)."""
+    from apps.comments.services import comment_create
+    from apps.groups.models import Group, GroupTopic
+    from apps.groups.services import (
+        group_create,
+        group_join,
+        group_thing_add,
+        group_topic_create,
+        group_topic_pin_set,
+    )
+    from apps.thingcollections.models import Collection
+    from apps.thingcollections.services import collection_add_thing, collection_create
+
+    users = {user.username: user for user in get_user_model().objects.filter(username__in=[u[0] for u in DEMO_USERS])}
+    things = {thing.name: thing for thing in Thing.objects.filter(name__in=[t[1] for t in DEMO_THINGS])}
+    spec = DEMO_GROUP
+    group = Group.objects.filter(slug=spec["slug"]).first()
+    if group is None:
+        group = group_create(creator=users[spec["creator"]], name=spec["name"], slug=spec["slug"],
+                             description=spec["description"])
+        for member in spec["members"]:
+            group_join(group=group, user=users[member])
+        for name in spec["things"]:
+            group_thing_add(group=group, thing=things[name], user=users[spec["creator"]])
+    for author, name, body, pinned, replies in spec["topics"]:
+        if GroupTopic.objects.filter(group=group, name=name).exists():
+            continue
+        topic = group_topic_create(group=group, user=users[author], name=name, body=body)
+        if pinned:
+            group_topic_pin_set(topic=topic, user=users[spec["creator"]], action="pin")
+        for reply_author, reply_body in replies:
+            comment_create(user=users[reply_author], target=topic, body=reply_body)
+    for owner, name, description, thing_names in DEMO_COLLECTIONS:
+        collection = Collection.objects.filter(creator=users[owner], name=name).first()
+        if collection is None:
+            collection = collection_create(creator=users[owner], name=name, description=description)
+            for thing_name in thing_names:
+                collection_add_thing(collection=collection, thing=things[thing_name], user=users[owner])

@@ -12,7 +12,7 @@ from django.urls import path, reverse
 from oauth2_provider import admin as dot_admin
 from oauth2_provider.models import get_application_model
 
-from apps.core import dashboard
+from apps.core import dashboard, versions
 from apps.core.exceptions import ValidationFailed
 from apps.developers import services as developer_services
 
@@ -57,15 +57,16 @@ class ApplicationAdmin(admin.ModelAdmin):
         "user",
         "app_type",
         "approval_state",
+        "wire_version",
         "user_count",
         "submitted_for_review_at",
         "created",
     )
-    list_filter = ("approval_state", InReviewFilter, "app_type", "client_type", "created")
+    list_filter = ("approval_state", InReviewFilter, "app_type", "wire_version", "client_type", "created")
     search_fields = ("name", "client_id") + USER_SEARCH_FIELDS
     list_select_related = ("user", "review_request")
     ordering = ("-created",)
-    actions = ("approve", "reject")
+    actions = ("approve", "reject", "wire_version_spec", "wire_version_thingiverse")
     # The app's page is its owner's developer page: staff are not its owner (404 there), so the admin does
     # not offer "View on site" for applications.
     view_on_site = False
@@ -84,6 +85,7 @@ class ApplicationAdmin(admin.ModelAdmin):
         "application_url",
         "redirect_uris",
         "logo",
+        "wire_version",
         "last_used_at",
         "webhook_url",
         "masked_webhook_secret",
@@ -196,6 +198,22 @@ class ApplicationAdmin(admin.ModelAdmin):
     @admin.display(description="webhook secret")
     def masked_webhook_secret(self, obj):
         return mask_credential(obj.webhook_secret)
+
+    # The wire version (docs/decisions.md: Wire versions), through the same service as the portal.
+    def _wire_version_set(self, request, queryset, version: str) -> None:
+        count = 0
+        for application in queryset:
+            developer_services.application_wire_version_set(application=application, version=version)
+            count += 1
+        self.message_user(request, f"{count} application(s) now get the {version} wire.", messages.SUCCESS)
+
+    @admin.action(description="Set wire version: spec", permissions=["change"])
+    def wire_version_spec(self, request, queryset):
+        self._wire_version_set(request, queryset, versions.SPEC)
+
+    @admin.action(description="Set wire version: thingiverse", permissions=["change"])
+    def wire_version_thingiverse(self, request, queryset):
+        self._wire_version_set(request, queryset, versions.THINGIVERSE)
 
     @admin.action(description="Approve selected applications", permissions=["change"])
     def approve(self, request, queryset):

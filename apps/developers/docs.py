@@ -45,6 +45,11 @@ PAGES: dict[str, Page] = {
         "Register an app, get a token with the authorization-code flow (PKCE for public apps), check it "
         "with tokeninfo, make your first call.",
     ),
+    "device-sign-in": Page(
+        "Sign in from a device",
+        "device-sign-in.md",
+        "Slicers, printers and command-line tools: sign in with a code typed at /device (RFC 8628).",
+    ),
     "uploads": Page(
         "Uploading files",
         "uploads.md",

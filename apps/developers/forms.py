@@ -2,6 +2,7 @@
 from django import forms
 from oauth2_provider.models import get_application_model
 
+from apps.core import versions
 from apps.developers import rules
 from apps.webhooks import catalog as webhook_catalog
 
@@ -47,7 +48,8 @@ class ApplicationForm(forms.Form):
         return " ".join(rules.callback_urls_split(self.cleaned_data.get("callback_url", "")))
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # Form.clean returns it; typed Optional for subclasses
         if self.errors:
             return data
         blockers = rules.application_registration_blockers(
@@ -96,6 +98,18 @@ class ApplicationEditForm(ApplicationForm):
         for message in rules.webhook_url_blockers(url):
             self.add_error("webhook_url", message)
         return url
+
+
+class ApplicationWireVersionForm(forms.Form):
+    """The app's wire version (docs/decisions.md: Wire versions; docs/compatibility.md explains the choice)."""
+
+    wire_version = forms.ChoiceField(
+        label="Wire version",
+        choices=versions.CHOICES,
+        widget=forms.RadioSelect,
+        help_text="The shapes every answer to this app takes, unless a request sends a Thingyard-Version "
+        "header. Takes effect on the next request.",
+    )
 
 
 class ApplicationLogoForm(forms.Form):

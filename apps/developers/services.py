@@ -14,6 +14,7 @@ from django.utils import timezone
 from oauth2_provider.generators import generate_client_secret
 from oauth2_provider.models import AbstractApplication, get_access_token_model, get_application_model
 
+from apps.core import versions
 from apps.core.exceptions import RuleViolation, ValidationFailed
 from apps.developers import rules
 from apps.developers.models import ReviewRequest
@@ -225,6 +226,21 @@ def application_logo_remove(*, application) -> None:
         locked.save(update_fields=["logo", "updated"])
         transaction.on_commit(lambda: _logo_delete(previous))
     application.logo = ""
+
+
+def application_wire_version_set(*, application, version: str) -> None:
+    """Pin the app's wire version (docs/decisions.md: Wire versions): the shapes its tokens get unless a
+    request sends `Thingyard-Version`. 400 for an unknown version. Saving the app drops its tokens'
+    cached rows (apps.oauth.signals), so the next request of each token already answers in it."""
+    if version not in versions.VERSIONS:
+        message = f"Choose one of {', '.join(versions.VERSIONS)}."
+        raise ValidationFailed(f"wire_version: {message}", errors={"wire_version": [message]})
+    with transaction.atomic():
+        locked = _locked(application)
+        if locked.wire_version != version:
+            locked.wire_version = version
+            locked.save(update_fields=["wire_version", "updated"])
+    application.wire_version = version
 
 
 def _image_facts(data: bytes) -> tuple[str | None, int, int]:

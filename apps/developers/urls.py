@@ -34,6 +34,7 @@ urlpatterns = [
         name="app-readonly-token",
     ),
     path("developers/apps/<int:pk>/logo", views.ApplicationLogoView.as_view(), name="app-logo"),
+    path("developers/apps/<int:pk>/wire-version", views.ApplicationWireVersionView.as_view(), name="app-wire-version"),
     path(
         "developers/apps/<int:pk>/webhook-deliveries",
         views.ApplicationDeliveryLogView.as_view(),

@@ -1,31 +1,43 @@
 """Developer portal pages (server-rendered, session login, CSRF): parse → selector → one service → render."""
 import json
+from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.mixins import LoginRequiredMixin
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views import View
 
 from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
+from apps.core.sealing import seal, unseal
+from apps.core.site import no_store
 from apps.developers import rules, selectors, services
-from apps.developers.forms import ApplicationEditForm, ApplicationForm, ApplicationLogoForm, DeliveryFilterForm
+from apps.developers.forms import (
+    ApplicationEditForm,
+    ApplicationForm,
+    ApplicationLogoForm,
+    ApplicationWireVersionForm,
+    DeliveryFilterForm,
+)
 from apps.webhooks import selectors as webhook_selectors
 from apps.webhooks import services as webhook_services
 
-# A plain client secret or read-only token lives here between the POST that made it and the one page
-# that shows it.
+# Between the POST that made a client secret or read-only token and the one page that shows it, the
+# session holds it sealed (docs/security.md, issue 22 finding 8; apps.core.sealing: encrypted under a key
+# derived from SECRET_KEY), readable for ONE_TIME_SECONDS, then removed by the page that shows it. The
+# session table (kept two weeks) never holds a usable credential.
 ONE_TIME_SECRET_SESSION_KEY = "developers:one_time_client_secret"
 ONE_TIME_TOKEN_SESSION_KEY = "developers:one_time_readonly_token"
+ONE_TIME_SECONDS = 600
 # Deliveries whose row may still change: the page polls the log while one is shown.
 LIVE_DELIVERY_STATES = ("pending", "sending")
 
 
 def _stash_secret(request, application, secret: str, *, key: str = ONE_TIME_SECRET_SESSION_KEY) -> None:
-    request.session[key] = {"application": application.pk, "secret": secret}
+    request.session[key] = {"application": application.pk, "sealed": seal(secret, purpose=key)}
 
 
 def _pop_secret(request, application, *, key: str = ONE_TIME_SECRET_SESSION_KEY) -> str | None:
@@ -33,7 +45,8 @@ def _pop_secret(request, application, *, key: str = ONE_TIME_SECRET_SESSION_KEY)
     if not stash or stash.get("application") != application.pk:
         return None
     del request.session[key]
-    return stash.get("secret")
+    # None when too old, sealed under another SECRET_KEY, or a session from before sealing.
+    return unseal(str(stash.get("sealed", "")), purpose=key, max_age_seconds=ONE_TIME_SECONDS)
 
 
 def _delivery_log_context(request, application) -> dict:
@@ -61,6 +74,10 @@ def _detail_url(application) -> str:
 
 class OwnedApplicationMixin(LoginRequiredMixin):
     """Loads the URL's app for its owner; anyone else gets 404, never a hint that it exists."""
+
+    # Set by the View this is mixed into.
+    request: HttpRequest
+    kwargs: dict[str, Any]
 
     def get_application(self):
         try:
@@ -103,7 +120,7 @@ class ApplicationCreateView(LoginRequiredMixin, View):
         return self._render(request, form, status=400)
 
 
-def _render_detail(request, application, form, *, status=200, logo_form=None):
+def _render_detail(request, application, form, *, status=200, logo_form=None, wire_form=None):
     """The app page: credentials, review, logo, webhook and its delivery log, settings."""
     user_count = selectors.application_user_count(application=application)
     log = _delivery_log_context(request, application)
@@ -114,6 +131,7 @@ def _render_detail(request, application, form, *, status=200, logo_form=None):
         "application": application,
         "form": form,
         "logo_form": logo_form or ApplicationLogoForm(),
+        "wire_form": wire_form or ApplicationWireVersionForm(initial={"wire_version": application.wire_version}),
         "client_secret": _pop_secret(request, application),
         "readonly_token_value": _pop_secret(request, application, key=ONE_TIME_TOKEN_SESSION_KEY),
         "user_count": user_count,
@@ -123,7 +141,8 @@ def _render_detail(request, application, form, *, status=200, logo_form=None):
         "readonly_token": selectors.application_readonly_token_get(application=application),
         "readonly_scope": rules.READONLY_TOKEN_SCOPE,
     }
-    return render(request, "developers/app_detail.html", context, status=status)
+    # The page shows the webhook signing secret, and once a new client secret or read-only token (#9).
+    return no_store(render(request, "developers/app_detail.html", context, status=status))
 
 
 class ApplicationDetailView(OwnedApplicationMixin, View):
@@ -223,6 +242,20 @@ class ApplicationLogoView(OwnedApplicationMixin, View):
                 return redirect(_detail_url(application) + "#logo")
         settings_form = ApplicationEditForm(initial=ApplicationEditForm.initial_for(application))
         return _render_detail(request, application, settings_form, status=400, logo_form=form)
+
+
+class ApplicationWireVersionView(OwnedApplicationMixin, View):
+    """POST the app's wire version (docs/decisions.md: Wire versions)."""
+
+    def post(self, request, pk):
+        application = self.get_application()
+        form = ApplicationWireVersionForm(request.POST)
+        if form.is_valid():
+            services.application_wire_version_set(application=application, version=form.cleaned_data["wire_version"])
+            messages.success(request, f"Your app now gets the {application.wire_version} wire.")
+            return redirect(_detail_url(application) + "#wire-version")
+        settings_form = ApplicationEditForm(initial=ApplicationEditForm.initial_for(application))
+        return _render_detail(request, application, settings_form, status=400, wire_form=form)
 
 
 class ApplicationDeliveryLogView(OwnedApplicationMixin, View):

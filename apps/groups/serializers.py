@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
+from apps.core import wire
 from apps.core.api import api_url, site_url
 from apps.groups.models import (
     DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, RANK_MAX, SLUG_MAX_LENGTH, TOPIC_BODY_MAX_LENGTH,
@@ -68,6 +69,12 @@ class GroupSerializer(serializers.Serializer):
     @extend_schema_field(CountUrlSerializer)
     def get_group_topics(self, group) -> dict:
         return self._count_url(group.topic_count, group_api_url(group.pk, "group-topics"))
+
+    def wire_creator(self, group) -> int | None:
+        return group.creator_id  # the live service's `creator` is the user's id
+
+    def to_representation(self, group):
+        return wire.apply("Group", super().to_representation(group), group, self)
 
 
 class GroupTopicSerializer(serializers.Serializer):

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from apps.core.views import ApiView
 
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
+from apps.core import versions
 from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.lookups import id_or_404
 from apps.core.schema import THING_PARAM
@@ -93,7 +94,7 @@ class GroupImageView(ApiView):
         data = parse_input(GroupImageInput, request)
         upload = upload_start(owner=request.user, kind=Upload.Kind.GROUP_IMAGE, target_id=group.pk,
                               filename=data["filename"])
-        return Response(upload_descriptor(upload=upload))
+        return Response(upload_descriptor(upload=upload, wire_version=versions.of(request)))
 
 
 class GroupMembersView(ApiView):

@@ -21,6 +21,8 @@ from apps.makes import links, rules, selectors, services
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
 from apps.things.links import thing_public_url
 from apps.uploads import links as upload_links
+from apps.uploads.files import selectors as upload_selectors
+from apps.uploads.files import services as upload_services
 from apps.uploads.flow.services import upload_descriptor
 
 THING_PAGE_MAKES = 8
@@ -83,13 +85,25 @@ def _display_url(image) -> str:
     return upload_links.store_url(image.key)
 
 
+def _image_row(make, image, *, is_creator: bool) -> dict:
+    """A photo as the page shows it; one still processing past settings.PROCESSING_STALLED_SECONDS is
+    `stalled`, with the error and, for its maker, "Try again" (issue 23)."""
+    stalled = upload_selectors.processing_is_stalled(image)
+    return {
+        "name": image.name,
+        "url": _display_url(image),
+        "status": "stalled" if stalled else image.status,
+        "label": "not processed" if stalled else image.status,
+        "error": upload_selectors.processing_error_of(image),
+        "retry": f"/make:{make.pk}/images/{image.pk}/retry" if stalled and is_creator else "",
+    }
+
+
 def make_page(request, make_id):
     """404 for anything the visitor may not see (a hidden make, or one of a draft Thing not theirs)."""
     make = _get_or_404(request, make_id)
-    images = [
-        {"name": image.name, "url": _display_url(image), "status": image.status} for image in make.image_list
-    ]
     is_creator = rules.make_is_creator(request.user, make)
+    images = [_image_row(make, image, is_creator=is_creator) for image in make.image_list]
     context = {
         "make": make,
         "thumbnail": links.make_thumbnail_url(make),
@@ -106,6 +120,19 @@ def make_page(request, make_id):
 
 
 # --- writes -----------------------------------------------------------------------------------------------
+
+
+@login_required_page
+@require_POST
+def make_image_retry(request, make_id: int, image_id: int):
+    """"Try again" on a photo of one's make whose processing stalled (issue 23)."""
+    make = _own_or_404(request, make_id)
+    image = next((image for image in make.image_list if image.pk == image_id), None)
+    if image is None:
+        raise Http404
+    queued = upload_services.processing_retry(record=image)
+    message = "The photo is queued for processing again." if queued else "The photo is not stalled."
+    return done(request, message=message, data={"queued": queued}, next_url=links.make_public_url(make.pk))
 
 
 @login_required_page

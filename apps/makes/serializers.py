@@ -5,7 +5,9 @@ from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.makes import links
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
+from apps.core import wire
 from apps.core.fields import StrictCharField
+from apps.core.markup import document_render
 from apps.things.serializers import ThingShortSerializer
 from apps.uploads.files.serializers import ImageSerializer
 
@@ -38,7 +40,7 @@ class MakeSerializer(serializers.Serializer):
 
     def to_representation(self, make):
         # Built directly, as ThingShortSerializer does: lists serialise up to 100 per request.
-        return {
+        return wire.apply("Make", {
             "id": make.pk,
             "url": links.make_api_url(make.pk),
             "public_url": links.make_public_url(make.pk),
@@ -52,7 +54,15 @@ class MakeSerializer(serializers.Serializer):
             "thing": _thing(make, self.context),
             "thumbnail": links.make_thumbnail_url(make),
             "images_url": links.make_api_url(make.pk, "images"),
-        }
+        }, make, self)
+
+    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+
+    def wire_description_html(self, make) -> str:
+        return document_render(make.description)
+
+    def wire_root_comment_count(self, make) -> int:
+        return make.comments.filter(parent__isnull=True, counted=True).count()
 
 
 class MakeWithImagesSerializer(MakeSerializer):

@@ -20,5 +20,6 @@ urlpatterns: list = [
     path("make:<int:make_id>/edit", pages.make_edit, name="make-page-edit"),
     path("make:<int:make_id>/like", pages.make_like, name="make-page-like"),
     path("make:<int:make_id>/delete", pages.make_delete, name="make-page-delete"),
+    path("make:<int:make_id>/images/<int:image_id>/retry", pages.make_image_retry, name="make-page-image-retry"),
     path("thing:<int:thing_id>/makes/upload", pages.make_upload_start, name="make-page-upload"),
 ]

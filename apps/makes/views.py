@@ -11,12 +11,18 @@ from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
+from apps.core import versions
 from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.makes import selectors, services
 from apps.makes.serializers import MakeSerializer, MakeUpdateInput, MakeWithImagesSerializer
 from apps.things.selectors import thing_get_for_viewer
-from apps.uploads.files.serializers import ImageQueryInput, ImageSerializer, ImageUpdateInput
+from apps.uploads.files.serializers import (
+    ImageQueryInput,
+    ImageSerializer,
+    ImageStateSerializer,
+    ImageUpdateInput,
+)
 from apps.uploads.flow.serializers import (
     ImageUploadStartInput,
     UploadDescriptorSerializer,
@@ -96,7 +102,7 @@ class ThingCopiesView(ApiView):
         thing = selectors.thing_get_makeable(thing_id, viewer=request.user)
         data = parse_input(UploadStartInput, request)
         upload = services.make_upload_start(thing=thing, owner=request.user, filename=data["filename"])
-        return Response(upload_descriptor(upload=upload))
+        return Response(upload_descriptor(upload=upload, wire_version=versions.of(request)))
 
 
 class CopyListView(ApiView):
@@ -143,7 +149,7 @@ class CopyDetailView(ApiView):
 class CopyImagesView(ApiView):
     @extend_schema(
         parameters=[COPY_PARAM, *IMAGE_QUERY],
-        responses=ImageSerializer(many=True),
+        responses=ImageStateSerializer(many=True),
         summary="List a copy's images",
         description=f"By rank. The creator also sees images still processing or failed. {VISIBILITY}",
     )
@@ -151,7 +157,7 @@ class CopyImagesView(ApiView):
         query = validated(ImageQueryInput(data=request.query_params))
         make = selectors.make_get_for_viewer(copy_id, viewer=request.user)
         images = selectors.make_image_list(make=make, viewer=request.user)
-        return paginated_response(request, images, ImageSerializer, view=self, context=query)
+        return paginated_response(request, images, ImageStateSerializer, view=self, context=query)
 
     @extend_schema(
         parameters=[COPY_PARAM],
@@ -164,13 +170,13 @@ class CopyImagesView(ApiView):
         make = selectors.make_get_own(copy_id, viewer=request.user)
         data = parse_input(UploadStartInput, request)
         upload = services.make_image_upload_start(make=make, owner=request.user, filename=data["filename"])
-        return Response(upload_descriptor(upload=upload))
+        return Response(upload_descriptor(upload=upload, wire_version=versions.of(request)))
 
 
 class CopyImageDetailView(ApiView):
     @extend_schema(
         parameters=[COPY_PARAM, IMAGE_PARAM, *IMAGE_QUERY],
-        responses=ImageSerializer,
+        responses=ImageStateSerializer,
         summary="Get a copy's image",
         description=f"An image of another copy is 404. {VISIBILITY}",
     )
@@ -178,7 +184,7 @@ class CopyImageDetailView(ApiView):
         query = validated(ImageQueryInput(data=request.query_params))
         make = selectors.make_get_for_viewer(copy_id, viewer=request.user)
         image = selectors.make_image_get(make=make, image_id=image_id, viewer=request.user)
-        return Response(ImageSerializer(image, context=query).data)
+        return Response(ImageStateSerializer(image, context=query).data)
 
     @extend_schema(
         parameters=[COPY_PARAM, IMAGE_PARAM],
@@ -244,4 +250,4 @@ class UserCopiesView(ApiView):
     def get(self, request, username):
         owner = user_get_by_name(username, viewer=request.user)
         makes = selectors.make_list_for_user(owner=owner, viewer=request.user)
-        return paginated_response(request, makes, MakeSerializer, view=self)
+        return paginated_response(request, makes, MakeSerializer, view=self, empty_page_404_in_live_wire=True)

@@ -30,6 +30,14 @@ Grant = get_grant_model()
 IDToken = get_id_token_model()
 
 mask_credential = dot_admin.mask_credential
+
+
+def _token_label(obj) -> str:
+    """Tokens are stored as their checksum only (docs/security.md, issue 22 finding 6): a row is named by
+    the checksum's first characters (a token from before the migration, masked)."""
+    if obj.token:
+        return mask_credential(obj.token)
+    return f"sha256:{obj.token_checksum[:12]}…" if obj.token_checksum else "—"
 USER_SEARCH_FIELDS = ("user__username", "user__email")
 
 for _model in (Application, AccessToken, RefreshToken, Grant, IDToken):
@@ -59,7 +67,7 @@ class AccessTokenAdmin(_ReadOnlyCredentialAdmin):
 
     @admin.display(description="token")
     def masked_token(self, obj):
-        return mask_credential(obj.token)
+        return _token_label(obj)
 
 
 @admin.register(RefreshToken)
@@ -74,7 +82,7 @@ class RefreshTokenAdmin(_ReadOnlyCredentialAdmin):
 
     @admin.display(description="token")
     def masked_token(self, obj):
-        return mask_credential(obj.token)
+        return _token_label(obj)
 
 
 @admin.register(AppAuthorization)

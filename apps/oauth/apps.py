@@ -7,6 +7,7 @@ class OAuthConfig(AppConfig):
     verbose_name = "OAuth applications"
 
     def ready(self):
-        from apps.oauth.signals import token_cache_signals_connect
+        from apps.oauth.signals import token_cache_signals_connect, token_storage_signals_connect
 
         token_cache_signals_connect()
+        token_storage_signals_connect()

@@ -36,6 +36,7 @@ from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 from django.utils import timezone
 
+from apps.core import versions
 from apps.core.authentication import token_from_request
 from apps.core.views import RATE_LIMIT_COUNTED_ATTRIBUTE, api_json_response
 from apps.core.ratelimit import RateLimitState, rate_limit_key, rate_limit_window
@@ -106,8 +107,9 @@ def cached_read(request, keys, *, params: tuple[str, ...] = ()) -> Ready | None:
         rate_limit_key=bucket,
         values=[_loads(v) for v in values],
     )
-    if not state.allowed or brief is None:
-        fallback_counted(request, ready)  # the full path answers (429, 401, a stamp to write) without counting
+    if not state.allowed or brief is None or not _spec_wire(request, brief):
+        # The full path answers (429, 401, a stamp to write, another wire version) without counting.
+        fallback_counted(request, ready)
         return None
     return ready
 
@@ -150,8 +152,21 @@ def _shaped(request, params: tuple[str, ...]) -> bool:
     query = request.META.get("QUERY_STRING", "")
     if query and any(part.partition("=")[0] not in ("access_token", *params) for part in query.split("&")):
         return False  # JSON-P, a format, a filter: the full path reads them
+    named = request.META.get("HTTP_THINGYARD_VERSION")
+    if named is not None and named.strip().lower() != versions.SPEC:
+        return False  # another version, or an unknown one (400 from the view): nothing counted here
     accept = request.META.get("HTTP_ACCEPT", "")
     return accept in _ACCEPTED or ("application/json" in accept and ";" not in accept)
+
+
+def _spec_wire(request, brief: TokenBrief) -> bool:
+    """Whether this request's wire version (apps.core.versions) is `spec`, the only one answered here:
+    the cached entries the views read are `spec` bodies; another version's go through the DRF view,
+    which keeps them under keys of their own."""
+    named = request.META.get("HTTP_THINGYARD_VERSION")
+    if named is not None:
+        return named.strip().lower() == versions.SPEC
+    return (brief.application_wire_version or versions.SPEC) == versions.SPEC
 
 
 def _authenticating(row, user_id, application_id) -> TokenBrief | None:

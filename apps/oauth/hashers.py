@@ -35,7 +35,8 @@ class ClientSecretHasher(BasePasswordHasher):
     algorithm = CLIENT_SECRET_ALGORITHM
 
     def encode(self, password, salt):
-        self._check_encode_args(password, salt)
+        # Django's own argument check; django-stubs does not declare the private method.
+        self._check_encode_args(password, salt)  # type: ignore[attr-defined]
         digest = hmac.new(_key(), f"{salt}${password}".encode(), hashlib.sha256).hexdigest()
         return f"{self.algorithm}${salt}${digest}"
 

@@ -6,6 +6,9 @@ from django.db import models
 from django.urls import reverse
 from oauth2_provider.models import AbstractApplication
 
+from apps.core import versions
+from apps.oauth.device.models import DeviceGrant  # noqa: F401  (device sign-in's model, in its own module)
+
 
 def new_webhook_secret() -> str:
     # Standard Webhooks: `whsec_` + base64 of the raw key.
@@ -47,6 +50,11 @@ class Application(AbstractApplication):
     # When the app last authenticated with its secret or one of its tokens was used, to the minute
     # (apps.oauth.usage writes it at most once a minute per process).
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # docs/decisions.md: Wire versions. The shapes its tokens get unless a request names another.
+    wire_version = models.CharField(
+        "wire version", max_length=16, choices=versions.CHOICES, default=versions.DEFAULT,
+        help_text="The API shapes this app's requests get unless they send a Thingyard-Version header.",
+    )
 
     class Meta(AbstractApplication.Meta):
         swappable = "OAUTH2_PROVIDER_APPLICATION_MODEL"

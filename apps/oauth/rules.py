@@ -6,6 +6,7 @@ from django.conf import settings
 from django.contrib.auth.hashers import identify_hasher
 
 from apps.core.throttle import FailureLimit, wait_message
+from apps.oauth.device import rules as device_rules
 
 # DOT's grant type names (AbstractApplication.GRANT_*), spelled out so this module imports no models.
 GRANT_AUTHORIZATION_CODE = "authorization-code"
@@ -23,6 +24,8 @@ def application_grant_types(*, app_type: str) -> set[str]:
     grants = {GRANT_AUTHORIZATION_CODE}
     if app_type in IMPLICIT_APP_TYPES:
         grants.add(GRANT_IMPLICIT)
+    if device_rules.application_may_use_device_grant(app_type=app_type):
+        grants.add(device_rules.GRANT_DEVICE_CODE)  # docs/decisions.md: Device sign-in
     return grants
 
 
@@ -46,14 +49,18 @@ def scope_merge(granted: str, more: str) -> str:
 
 
 def scope_descriptions(scope: str) -> list[str]:
-    """What a scope list lets an app do, in plain words (settings: OAUTH2_PROVIDER's SCOPES).
+    """What a token of this scope list lets an app do, in plain words (settings: OAUTH2_PROVIDER's
+    SCOPES), reading first: exactly what the API enforces (docs/decisions.md: Scopes, round 3).
 
-    An empty list is the default grant (docs/decisions.md: OAuth): every app gets DEFAULT_SCOPES.
+    Every token reads; `write` (or no scope at all: the default grant of both) also changes. Other names
+    are listed as they are described.
     """
     provider: dict = settings.OAUTH2_PROVIDER
-    names = scope.split() or list(provider.get("DEFAULT_SCOPES", []))
     described: dict = provider.get("SCOPES", {})
-    return [described.get(name, name) for name in sorted(set(names))]
+    names = set(scope.split()) or set(provider.get("DEFAULT_SCOPES", []))
+    names.add("read")
+    ordered = ["read", "write"] + sorted(names - {"read", "write"})
+    return [described.get(name, name) for name in ordered if name in names]
 
 
 def redirect_host(uri: str) -> str:

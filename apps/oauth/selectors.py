@@ -23,7 +23,8 @@ def _token_cache_seconds() -> int:
 
 
 def token_cache_key(checksum: str) -> str:
-    return f"oauth-token:{checksum}"
+    # v2: the narrow row (issue 22, finding 6); `:w`: the row carries the app's wire_version (issue 25).
+    return f"oauth-token:v2:{checksum}:w"
 
 
 # checksum → (user id, application id) of tokens this process has seen (apps.oauth.fastpath derives its
@@ -120,6 +121,7 @@ def access_token_get_active(*, token: str):
     key = token_cache_key(checksum)
     seconds = _token_cache_seconds()
     row = cache.get(key) if seconds else None
+    cached = row is not None
     if row is None:
         with connection.cursor() as cursor:
             cursor.execute(_ACTIVE_TOKEN_SQL.sql, [checksum])
@@ -127,8 +129,9 @@ def access_token_get_active(*, token: str):
         if row is None:
             return None
         if seconds:
-            cache.set(key, tuple(row), timeout=seconds)
-    access_token = _ACTIVE_TOKEN_SQL.build(row)
+            # Only what authentication needs: no password hash, no whole user row (issue 22, finding 6).
+            cache.set(key, _ACTIVE_TOKEN_SQL.cached(row), timeout=seconds)
+    access_token = _ACTIVE_TOKEN_SQL.build(row, cached=cached)
     if seconds:
         _token_owner_note(checksum, access_token.user_id, access_token.application_id)
     if access_token.expires <= timezone.now():
@@ -148,6 +151,7 @@ class TokenBrief(NamedTuple):
     application_last_used_at: datetime | None
     authorization_id: int | None
     authorization_last_used_at: datetime | None
+    application_wire_version: str | None  # apps.core.versions: the app's pinned version
 
 
 def access_token_row_brief(row) -> TokenBrief:
@@ -157,14 +161,22 @@ def access_token_row_brief(row) -> TokenBrief:
 class _TokenJoin:
     """SELECT token, user and application columns in one row; built lazily (models must be ready).
 
-    The user is loaded whole (`/users/me` serialises it); of the token and the application only what
-    authentication, permissions and rate limiting read: any other field loads on first access, as a
-    deferred field does.
+    The query reads the user's row but its password hash (`/users/me` serialises the rest); of the token
+    and the application only what authentication, permissions and rate limiting read: any other field
+    loads on first access, as a deferred field does.
+
+    What the cache keeps of a row (`cached`) is narrower (docs/security.md, issue 22 finding 6): the
+    token's and application's fields above and, of the user, only what authentication and the cached
+    read path check (USER_CACHED_FIELDS). A user built from a cached row loads the rest of its profile in
+    one query when a view first needs it (apps.accounts.models.User.refresh_from_db).
     """
 
     TOKEN_FIELDS = ("id", "user_id", "application_id", "expires", "scope", "created")
+    USER_NEVER_READ = ("password",)
+    USER_CACHED_FIELDS = ("id", "username", "is_active", "is_staff", "is_superuser", "last_active")
     APPLICATION_FIELDS = (
-        "id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type", "last_used_at"
+        "id", "client_id", "name", "user_id", "app_type", "approval_state", "client_type", "last_used_at",
+        "wire_version",
     )
 
     AUTHORIZATION_FIELDS = ("id", "last_used_at")
@@ -173,21 +185,43 @@ class _TokenJoin:
     def _models(self):
         return get_access_token_model(), get_user_model(), get_application_model(), AppAuthorization
 
+    @staticmethod
+    def _pick(model, names):
+        # In the model's own field order: Model.from_db fills deferred fields by that order.
+        wanted = {model._meta.get_field(name).attname for name in names}
+        return [field for field in model._meta.concrete_fields if field.attname in wanted]
+
     @cached_property
     def _fields(self):
+        """The columns the query reads, per model."""
         token_model, user_model, app_model, auth_model = self._models
-
-        def pick(model, names):
-            # In the model's own field order: Model.from_db fills deferred fields by that order.
-            wanted = {model._meta.get_field(name).attname for name in names}
-            return [field for field in model._meta.concrete_fields if field.attname in wanted]
-
         return (
-            pick(token_model, self.TOKEN_FIELDS),
-            list(user_model._meta.concrete_fields),
-            pick(app_model, self.APPLICATION_FIELDS),
-            pick(auth_model, self.AUTHORIZATION_FIELDS),
+            self._pick(token_model, self.TOKEN_FIELDS),
+            [f for f in user_model._meta.concrete_fields if f.name not in self.USER_NEVER_READ],
+            self._pick(app_model, self.APPLICATION_FIELDS),
+            self._pick(auth_model, self.AUTHORIZATION_FIELDS),
         )
+
+    @cached_property
+    def _cached_fields(self):
+        """The columns the cache keeps, per model."""
+        token_fields, _user_fields, app_fields, auth_fields = self._fields
+        return (token_fields, self._pick(self._models[1], self.USER_CACHED_FIELDS), app_fields, auth_fields)
+
+    @cached_property
+    def _cached_positions(self) -> tuple[int, ...]:
+        """Where each cached column sits in the query's row."""
+        positions: list[int] = []
+        start = 0
+        for fields, kept in zip(self._fields, self._cached_fields):
+            names = [field.attname for field in fields]
+            positions.extend(start + names.index(field.attname) for field in kept)
+            start += len(names)
+        return tuple(positions)
+
+    def cached(self, row) -> tuple:
+        """The part of a query's row the cache keeps."""
+        return tuple(row[index] for index in self._cached_positions)
 
     @cached_property
     def sql(self) -> str:
@@ -208,27 +242,39 @@ class _TokenJoin:
             f"WHERE t.{quote('token_checksum')} = %s"
         )
 
-    @cached_property
-    def _converters(self):
-        """Per selected column, the value converters the ORM's compiler would apply (SQLite returns
-        datetimes naive, for one); empty on PostgreSQL for these fields."""
+    def _converters_for(self, parts):
+        """Per column, the value converters the ORM's compiler would apply (SQLite returns datetimes
+        naive, for one); empty on PostgreSQL for these fields."""
         converters = []
-        for model, fields in zip(self._models, self._fields):
+        for model, fields in zip(self._models, parts):
             for field in fields:
                 col = field.get_col(model._meta.db_table)
                 found = connection.ops.get_db_converters(col) + col.get_db_converters(connection)
                 converters.append((found, col))
         return converters
 
-    def build(self, row):
-        row = [self._convert(index, value) for index, value in enumerate(row)]
-        parts, start = [], 0
-        for model, fields in zip(self._models, self._fields):
+    @cached_property
+    def _converters(self):
+        return self._converters_for(self._fields)
+
+    @cached_property
+    def _cached_converters(self):
+        return self._converters_for(self._cached_fields)
+
+    def build(self, row, *, cached: bool = False):
+        """Model instances from a query's row, or from a cached one (`cached`)."""
+        converters = self._cached_converters if cached else self._converters
+        parts_fields = self._cached_fields if cached else self._fields
+        row = [self._convert(converters, index, value) for index, value in enumerate(row)]
+        parts: list = []
+        start = 0
+        for model, fields in zip(self._models, parts_fields):
             names = [field.attname for field in fields]
             values = row[start : start + len(names)]
             start += len(names)
             parts.append(model.from_db(connection.alias, names, values) if values[0] is not None else None)
         access_token, user, application, authorization = parts
+        assert access_token is not None  # the statement's first model: its columns are never NULL
         # What select_related would have cached: token.user / token.application cost no query.
         access_token._state.fields_cache["user"] = user
         access_token._state.fields_cache["application"] = application
@@ -236,13 +282,12 @@ class _TokenJoin:
         access_token.thingyard_authorization = authorization
         return access_token
 
-
     @cached_property
     def _brief_indexes(self) -> tuple[int, ...]:
-        """Positions in the row of what apps.oauth.fastpath checks without building models."""
-        token_fields, user_fields, app_fields, auth_fields = self._fields
+        """Positions in a cached row of what apps.oauth.fastpath checks without building models."""
+        token_fields, user_fields, app_fields, auth_fields = self._cached_fields
         offsets = [0]
-        for fields in self._fields:
+        for fields in self._cached_fields:
             offsets.append(offsets[-1] + len(fields))
 
         def at(part: int, fields, attname: str) -> int:
@@ -258,15 +303,19 @@ class _TokenJoin:
             at(2, app_fields, "last_used_at"),
             at(3, auth_fields, "id"),
             at(3, auth_fields, "last_used_at"),
+            at(2, app_fields, "wire_version"),
         )
 
     def brief(self, row) -> TokenBrief:
         """The few values of a cached row that say whether it authenticates a request as it stands."""
-        return TokenBrief(*(self._convert(index, row[index]) for index in self._brief_indexes))
+        return TokenBrief(
+            *(self._convert(self._cached_converters, index, row[index]) for index in self._brief_indexes)
+        )
 
-    def _convert(self, index: int, value):
-        converters, col = self._converters[index]
-        for converter in converters:
+    @staticmethod
+    def _convert(converters, index: int, value):
+        found, col = converters[index]
+        for converter in found:
             value = converter(value, col, connection)
         return value
 

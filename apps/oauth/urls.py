@@ -2,10 +2,10 @@
 
 Each path answers with and without a trailing slash (docs/decisions.md: Requests), without a redirect.
 """
-from django.contrib.auth import views as auth_views
 from django.urls import re_path
 
 from apps.oauth import views
+from apps.oauth.device import urls as device_urls
 
 app_name = "oauth"
 
@@ -18,11 +18,12 @@ urlpatterns = [
         r"^\.well-known/oauth-authorization-server/?$", views.ServerMetadataView.as_view(), name="metadata"
     ),
     re_path(r"^login/?$", views.LoginView.as_view(), name="login"),
-    re_path(r"^logout/?$", auth_views.LogoutView.as_view(), name="logout"),
+    re_path(r"^logout/?$", views.LogoutView.as_view(), name="logout"),
     re_path(r"^account/apps/?$", views.AuthorizedAppListView.as_view(), name="authorized-apps"),
     re_path(
         r"^account/apps/(?P<application_id>[0-9]+)/revoke/?$",
         views.AuthorizedAppRevokeView.as_view(),
         name="authorized-app-revoke",
     ),
+    *device_urls.urlpatterns,
 ]

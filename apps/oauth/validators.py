@@ -10,6 +10,7 @@ from oauthlib.oauth2.rfc6749 import errors
 
 from apps.core.throttle import client_address
 from apps.oauth import rules, selectors, services
+from apps.oauth.device.validators import DeviceCodeValidatorMixin
 from apps.oauth.usage import application_use_note
 
 
@@ -38,8 +39,16 @@ def _grant_gone_is_invalid_grant(request):
         raise errors.InvalidGrantError(request=request) from None
 
 
-class ThingyardOAuth2Validator(OAuth2Validator):
-    """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay."""
+def pkce_required_for_client(client_id) -> bool:
+    """OAUTH2_PROVIDER["PKCE_REQUIRED"] (through config/settings/base.py): docs/decisions.md, PKCE is never
+    required of confidential clients; public ones cannot keep a secret."""
+    client = selectors.application_get_by_client_id(client_id=client_id if isinstance(client_id, str) else "")
+    return client is not None and client.client_type == AbstractApplication.CLIENT_PUBLIC
+
+
+class ThingyardOAuth2Validator(DeviceCodeValidatorMixin, OAuth2Validator):
+    """Grant types per app type, PKCE for public clients, the unapproved-app user limit, code replay,
+    and the device grant's polls (apps.oauth.device)."""
 
     def authenticate_client(self, request, *args, **kwargs):
         # docs/security.md (finding 1): failed client authentications are throttled per client id and
@@ -92,9 +101,8 @@ class ThingyardOAuth2Validator(OAuth2Validator):
         return False
 
     def is_pkce_required(self, client_id, request):
-        # docs/decisions.md: PKCE is never required of confidential clients; public ones cannot keep a secret.
-        client = self._load_application(client_id, request)
-        return client is not None and client.client_type == AbstractApplication.CLIENT_PUBLIC
+        # DOT's own: settings.OAUTH2_PROVIDER["PKCE_REQUIRED"] is pkce_required_for_client below.
+        return super().is_pkce_required(client_id, request)
 
     def save_authorization_code(self, client_id, code, request, *args, **kwargs):
         # Metadata advertises S256 only; `plain` (also oauthlib's default when the method is omitted)

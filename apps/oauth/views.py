@@ -24,6 +24,7 @@ from oauth2_provider.views import AuthorizationView, RevokeTokenView, TokenView
 from oauth2_provider.views.mixins import OAuthLibMixin
 
 from apps.core.api import auth_url
+from apps.core.site import SafeNextMixin
 from apps.core.views import json_error
 from apps.oauth import rules, selectors, services
 from apps.oauth.backends import MalformedBody, request_params
@@ -107,6 +108,22 @@ def _error_page(request, *, title: str, message: str, status: int, application=N
     return render(request, "oauth/error.html", context, status=status)
 
 
+def application_limit_page(request, application) -> HttpResponse:
+    """403: an unapproved app already serves its maximum number of people (spec §5/§8)."""
+    limit = rules.application_user_limit()
+    return _error_page(
+        request,
+        title="This application is awaiting review",
+        message=(
+            f"“{application.name}” has not been approved yet, and until it is it may be used by at most "
+            f"{limit} people. That limit has been reached, so it cannot be authorized for your account "
+            "right now. Please try again after the application has been reviewed."
+        ),
+        status=403,
+        application=application,
+    )
+
+
 class AuthorizeView(AuthorizationView):
     """GET/POST {auth}/login/oauth/authorize (spec §5 step 1): login, consent, redirect with code or token.
 
@@ -136,6 +153,9 @@ class AuthorizeView(AuthorizationView):
         if application is not None:
             context["owner"] = application.user
             context["user_limit"] = rules.application_user_limit()
+        # docs/security.md (issue 22, finding 1): the page names exactly what the token will allow.
+        if "scopes" in context:
+            context["scopes_descriptions"] = rules.scope_descriptions(" ".join(context["scopes"]))
         # The consent page names where the browser goes next (the registered callback it was given).
         context["redirect_host"] = rules.redirect_host(context.get("redirect_uri") or "")
         return context
@@ -203,6 +223,7 @@ class AuthorizeView(AuthorizationView):
         params = {"error": "access_denied"}
         if state:
             params["state"] = state
+        params["iss"] = settings.AUTH_BASE_URL  # RFC 9207, as DOT's own answers (docs/security.md, issue 22)
         parts = urlsplit(redirect_uri)
         if response_type == "token":  # RFC 6749 §4.2.2.1: implicit errors travel in the fragment
             parts = parts._replace(fragment=urlencode(params))
@@ -212,24 +233,13 @@ class AuthorizeView(AuthorizationView):
         return self.redirect(urlunsplit(parts), application)
 
     def _limit_response(self, application):
-        limit = rules.application_user_limit()
-        return _error_page(
-            self.request,
-            title="This application is awaiting review",
-            message=(
-                f"“{application.name}” has not been approved yet, and until it is it may be used by at most "
-                f"{limit} people. That limit has been reached, so it cannot be authorized for your account "
-                "right now. Please try again after the application has been reviewed."
-            ),
-            status=403,
-            application=application,
-        )
+        return application_limit_page(self.request, application)
 
 
 class AccessTokenView(TokenView):
     """POST {auth}/login/oauth/access_token (spec §5 step 3A; docs/decisions.md: OAuth)."""
 
-    @method_decorator(sensitive_post_parameters("client_secret", "code", "refresh_token", "code_verifier"))
+    @method_decorator(sensitive_post_parameters("client_secret", "code", "refresh_token", "code_verifier", "device_code"))
     @_malformed_body_is_400
     def post(self, request, *args, **kwargs):
         _url, headers, body, status = self.create_token_response(request)
@@ -279,13 +289,21 @@ class ServerMetadataView(View):
                 "authorization_endpoint": auth_url("/login/oauth/authorize"),
                 "token_endpoint": auth_url("/login/oauth/access_token"),
                 "revocation_endpoint": auth_url("/login/oauth/revoke"),
+                "device_authorization_endpoint": auth_url("/login/oauth/device_authorization"),
                 "response_types_supported": ["code", "token"],
                 "response_modes_supported": ["query", "fragment"],
-                "grant_types_supported": ["authorization_code", "implicit", "refresh_token"],
+                "grant_types_supported": [
+                    "authorization_code",
+                    "implicit",
+                    "refresh_token",
+                    "urn:ietf:params:oauth:grant-type:device_code",
+                ],
                 "code_challenge_methods_supported": ["S256"],
                 "token_endpoint_auth_methods_supported": auth_methods,
                 "revocation_endpoint_auth_methods_supported": auth_methods,
                 "scopes_supported": sorted(settings.OAUTH2_PROVIDER.get("SCOPES", {})),
+                # RFC 9207 (docs/security.md, issue 22): every authorization response carries `iss`.
+                "authorization_response_iss_parameter_supported": True,
             }
         )
 
@@ -323,7 +341,7 @@ class AuthorizedAppRevokeView(LoginRequiredMixin, View):
         return redirect("oauth:authorized-apps")
 
 
-class LoginView(auth_views.LoginView):
+class LoginView(SafeNextMixin, auth_views.LoginView):
     """GET/POST /login/: Django's log-in page with the failed-login throttle (docs/security.md, finding 7).
 
     A refused attempt while the account or the address is locked answers 429 with Retry-After and says
@@ -338,3 +356,7 @@ class LoginView(auth_views.LoginView):
             response.status_code = 429
             response["Retry-After"] = str(form.throttled_seconds)
         return response
+
+
+class LogoutView(SafeNextMixin, auth_views.LogoutView):
+    """POST /logout/: Django's, with `next` read as every page reads it (apps.core.site.next_path)."""

@@ -41,7 +41,8 @@ class CheckoutParamsForm(forms.Form):
         return charges
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # Form.clean returns it; typed Optional for subclasses
         amount = data.get("amount")
         if amount is None or "charges" not in data:
             return data

@@ -56,7 +56,7 @@ def checkout(request):
     """/orders/checkout?thing_id=&client_id=&amount=&charges=: address (step 1), confirm and pay (step 2)."""
     params = CheckoutParamsForm(request.GET)
     if not params.is_valid():
-        reasons = [m for messages_ in params.errors.values() for m in messages_]
+        reasons = [str(m) for messages_ in params.errors.values() for m in messages_]
         return _checkout_error(request, " ".join(reasons), status=400)
     data = params.cleaned_data
     try:

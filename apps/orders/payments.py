@@ -15,6 +15,9 @@ class PaymentFailed(Exception):
 
 class PaymentBackend:
     name = ""
+    # True for a backend that moves no money: production refuses it unless PAYMENT_ALLOW_TEST_BACKEND
+    # says so (apps.orders.checks; docs/security.md, issue 22).
+    charges_nobody = False
 
     def charge(self, order) -> str:
         raise NotImplementedError
@@ -28,6 +31,7 @@ class TestPaymentBackend(PaymentBackend):
     as a provider's idempotency key would make them."""
 
     name = "test"
+    charges_nobody = True
 
     def charge(self, order) -> str:
         return f"test_ch_{order.pk}"

@@ -56,6 +56,7 @@ def search_page_keep(key: str, generation, results, data, page_info: dict) -> No
         return
     ids = [item.get("id") for item in data]
     entry = bodies.page_entry(ids, getattr(results, "versions", {}), data, page_info["number"],
-                              page_info["num_pages"], lists_version=generation)
+                              page_info["num_pages"], lists_version=generation,
+                              candidates=getattr(results, "candidates", None))
     if entry is not None:
         cache.set(key, entry, timeout=window.window_cache_seconds())

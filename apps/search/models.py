@@ -25,7 +25,8 @@ class SearchThing(models.Model):
     )
     # Weighted name (A) > tags (B) > description (C): the Thing's own search_vector, copied.
     vector = SearchVectorField(null=True)
-    # Visibility (things.selectors.thing_visible_q / thing_public_q read the same columns of the Thing).
+    # Visibility (things.selectors.thing_visible_q / thing_public_q read the same columns of the Thing);
+    # `is_published` holds "published and not private" (issue 22 #5: a private Thing is not listed).
     creator_id = models.BigIntegerField()
     is_published = models.BooleanField()
     is_hidden = models.BooleanField()
@@ -34,6 +35,8 @@ class SearchThing(models.Model):
     license = models.CharField(max_length=16)
     category_id = models.BigIntegerField(null=True)
     make_count = models.PositiveIntegerField()
+    # The lower case of the Thing's print_settings.material ("" when none): the `material` filter.
+    material = models.CharField(max_length=50, default="", blank=True)
     added = models.DateTimeField()
     # Orders: relevance and sort=likes walk like_count; sort=popular the sum of three counters.
     like_count = models.PositiveIntegerField()

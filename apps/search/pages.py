@@ -15,7 +15,9 @@ from apps.search.serializers import SearchQueryInput
 from apps.things.selectors import category_slug_choices
 
 TERM_MAX_LENGTH = 200
-FILTERS = ("sort", "license", "category")
+FILTERS = ("sort", "license", "category", "material")
+# Suggestions of the material filter (any text is accepted: it matches print_settings.material, any case).
+MATERIALS = ("PLA", "PETG", "ABS", "ASA", "TPU", "PA", "PC", "Resin")
 SORT_LABELS = {
     selectors.SORT_RELEVANT: "Best match",
     selectors.SORT_NEWEST: "Newest",
@@ -39,7 +41,7 @@ def _params(search_type, query) -> tuple[selectors.SearchParams, str]:
 
 
 def find(request):
-    """/find?q=&type=&category=&license=&sort=&page="""
+    """/find?q=&type=&category=&license=&material=&sort=&page="""
     query = request.GET
     term = selectors.search_term_clean(query.get("q", ""))[:TERM_MAX_LENGTH]
     types = registry.SEARCH_TYPES
@@ -72,6 +74,8 @@ def find(request):
         "sort": params.sort if params.sort in search_type.sorts else search_type.sorts[0],
         "license": params.license or "",
         "category": params.category or "",
+        "material": params.material or "",
+        "materials": MATERIALS if is_things else [],
         "licenses": THING_LICENSE_CHOICES if is_things else [],
         "categories": category_slug_choices() if is_things else [],
     }

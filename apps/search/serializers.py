@@ -103,6 +103,9 @@ class SearchQueryInput(serializers.Serializer):
     )
     is_wip = serializers.BooleanField(required=False)
     has_makes = serializers.BooleanField(required=False)
+    material = serializers.CharField(
+        required=False, max_length=50, help_text="Things whose print settings name this material (any case), e.g. PETG."
+    )
     posted_after = _PostedAfterField(
         required=False, help_text="Added at or after (ISO 8601; a date is midnight UTC)."
     )

@@ -32,11 +32,13 @@ _ROW = SearchThing._meta.db_table
 # The row's columns that mirror the Thing's (search column = expression over the Thing's columns `t`).
 _MIRRORED = {
     "creator_id": "t.creator_id",
-    "is_published": "t.is_published",
+    # Published for search means listed: a private Thing (issue 22 #5) is searched by its creator only.
+    "is_published": "(t.is_published AND NOT t.is_private)",
     "is_hidden": "t.is_hidden",
     "is_wip": "t.is_wip",
     "license": "t.license",
     "category_id": "t.category_id",
+    "material": "left(lower(coalesce(t.print_settings ->> 'material', '')), 50)",
     "make_count": "t.make_count",
     "added": "t.added",
     "like_count": "t.like_count",

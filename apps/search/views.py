@@ -4,6 +4,7 @@ spec §7 "Search matches nothing → 404" holds for every one of them, autocompl
 """
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework.response import Response
+from apps.core import versions, wire
 from apps.core.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
@@ -52,10 +53,18 @@ def _search_response(request, queryset, serializer_class, *, page_prepare=None, 
     `{"total", "hits"}` when the request names a `type` (docs/decisions.md: Search shape): modern clients
     send `type` and read that object, older ones never send it."""
     context = {"viewer": request.user, "application": getattr(request.auth, "application", None)}
+    # The `thingiverse` wire (apps.core.wire "Search"): always `{total, hits}`, and no match is an empty one.
+    live = wire.has(versions.of(request), "Search")
     return paginated_response(
-        request, queryset, serializer_class, context=context, not_found_when_empty=True,
-        total_and_hits=_names_type(request), page_prepare=page_prepare, page_info=page_info,
+        request, queryset, serializer_class, context=context, not_found_when_empty=not live,
+        total_and_hits=live or _names_type(request), page_prepare=page_prepare, page_info=page_info,
     )
+
+
+def _pin_thing_id_term(request, queryset, term) -> None:
+    """The `thingiverse` wire's id search: a term naming a Thing (its id, its page URL) puts it first."""
+    if wire.has(versions.of(request), "Search") and hasattr(queryset, "pin_first"):
+        queryset.pin_first(selectors.search_term_thing_id(term))
 
 
 def _names_type(request) -> bool:
@@ -91,8 +100,11 @@ class SearchView(ApiView):
         keep = keptpages.search_page_keys(request, term) if not viewer_sees_hidden(request.user) else None
         generation = keptpages.search_generation() if keep else None  # read before the window
         queryset = search_type.search(term=_term(term), viewer=request.user, params=params)
+        if search_type.serializer_class is ThingShortSerializer:
+            _pin_thing_id_term(request, queryset, term)
         if search_type.serializer_class is ThingShortSerializer and hasattr(queryset, "cached_shorts_enable"):
-            queryset.cached_shorts_enable()  # the page from cached short forms (apps.things.bodycache)
+            # The page from cached short forms (apps.things.bodycache), of the request's wire version.
+            queryset.cached_shorts_enable(versions.of(request))
         prepare = search_type.page_prepare
         page_info: dict = {}
         response = _search_response(
@@ -178,6 +190,7 @@ class UserSearchView(ApiView):
         queryset = selectors.thing_search_for_user(
             owner=owner, term=_term(term), viewer=request.user, params=params
         )
+        _pin_thing_id_term(request, queryset, term)
         return _search_response(request, queryset, ThingShortSerializer)
 
 

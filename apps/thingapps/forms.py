@@ -1,6 +1,8 @@
 """The thing_save dialog's form (spec §4.11): parsing only; what it produces is the body of the REST
 create (POST /things/) or update (PATCH /things/{id}/) call, nothing is saved here."""
 
+from typing import cast
+
 from django import forms
 
 from apps.core.api import MAX_ID
@@ -38,7 +40,7 @@ class ThingSaveForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["category"].choices = category_choices()
+        cast(forms.ChoiceField, self.fields["category"]).choices = category_choices()
 
     def clean_tags(self):
         names, errors = thing_rules.thing_tags_normalize(rules.tags_text_parse(self.cleaned_data.get("tags")))

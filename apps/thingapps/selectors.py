@@ -77,6 +77,7 @@ def host_token_get_live(*, application, user, now=None):
             thing_app_host__isnull=False,
             expires__gt=now + rules.HOST_TOKEN_MIN_REMAINING,
         )
+        .select_related("thing_app_host")
         .order_by("-expires", "-id")
         .first()
     )

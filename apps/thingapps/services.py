@@ -8,6 +8,7 @@ from django.utils import timezone
 from oauth2_provider.models import get_access_token_model
 
 from apps.core.exceptions import PermissionDenied
+from apps.core.sealing import seal, unseal
 from apps.oauth.models import AppAuthorization
 from apps.oauth.tokens import generate_token
 from apps.thingapps import rules, selectors
@@ -19,6 +20,9 @@ class AuthorizationRequired(PermissionDenied):
 
     error_type = "AUTHORIZATION_REQUIRED"
     default_message = "Authorize the app first."
+
+
+HOST_TOKEN_SEAL = "thingapps:host-token"
 
 
 @dataclass(frozen=True)
@@ -42,15 +46,19 @@ def host_token_issue(*, application, user, now=None):
             raise AuthorizationRequired()
         token = selectors.host_token_get_live(application=application, user=user, now=now)
         if token is not None:
-            return token
+            plain = unseal(token.thing_app_host.sealed_token, purpose=HOST_TOKEN_SEAL)
+            if plain is not None:
+                token.token = plain  # in memory only: the row keeps the checksum
+                return token
+        plain = generate_token()
         token = get_access_token_model().objects.create(
             user=user,
             application=application,
-            token=generate_token(),
+            token=plain,  # stored as its checksum only (apps.oauth.signals)
             expires=now + rules.HOST_TOKEN_LIFETIME,
             scope=" ".join(settings.OAUTH2_PROVIDER["DEFAULT_SCOPES"]),
         )
-        HostToken.objects.create(access_token=token)
+        HostToken.objects.create(access_token=token, sealed_token=seal(plain, purpose=HOST_TOKEN_SEAL))
     return token
 
 

@@ -7,7 +7,9 @@ from rest_framework import serializers
 
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
+from apps.core import wire
 from apps.core.api import api_url, site_url
+from apps.core.markup import markdown_render
 from apps.things import links as thing_links
 from apps.core.fields import StrictCharField
 from apps.things.serializers import ThingShortSerializer
@@ -103,6 +105,12 @@ class CollectionSerializer(serializers.Serializer):
 
     def get_modified(self, collection) -> str:
         return iso8601(collection.modified)
+
+    def wire_description_html(self, collection) -> str:
+        return markdown_render(collection.description or "")
+
+    def to_representation(self, collection):
+        return wire.apply("Collection", super().to_representation(collection), collection, self)
 
 
 class CollectedThingsSerializer(serializers.Serializer):

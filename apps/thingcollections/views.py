@@ -10,7 +10,8 @@ from apps.core.views import ApiView
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
 from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
-from apps.core.exceptions import ValidationFailed
+from apps.core import versions, wire
+from apps.core.exceptions import NotFound, ValidationFailed
 from apps.core.pagination import LinkHeaderPagination, pagination_params_validate
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.things.serializers import ThingShortSerializer
@@ -47,7 +48,9 @@ def _collection_response(request, collection_id, status=200) -> Response:
     return Response(CollectionSerializer(collection, context=_context(request)).data, status=status)
 
 
-def _collections_response(request, collections, view, *, paginate: bool = True) -> Response:
+def _collections_response(
+    request, collections, view, *, paginate: bool = True, empty_page_404_in_live_wire: bool = False
+) -> Response:
     if not paginate:
         pagination_params_validate(request)  # found by make fuzz: `all=true&page=abc` was accepted
         rows = list(collections)
@@ -55,6 +58,8 @@ def _collections_response(request, collections, view, *, paginate: bool = True) 
         return Response(CollectionSerializer(rows, many=True, context=_context(request)).data)
     paginator = LinkHeaderPagination()
     rows = paginator.paginate_queryset(collections, request, view=view)
+    if not rows and empty_page_404_in_live_wire and wire.has(versions.of(request), "EmptyPage404"):
+        raise NotFound()  # the live service's answer to an empty page (apps.core.wire)
     selectors.collection_attach_thumbnails(rows, viewer=request.user)
     data = CollectionSerializer(rows, many=True, context=_context(request)).data
     return paginator.get_paginated_response(data)
@@ -129,7 +134,7 @@ class CollectionThingsView(ApiView):
         collection = selectors.collection_get(collection_id, viewer=request.user)
         query = validated(CollectionThingsQuery(data=request.query_params))
         things = selectors.collection_list_things(collection=collection, viewer=request.user, **query)
-        return paginated_response(request, things, ThingShortSerializer, view=self)
+        return paginated_response(request, things, ThingShortSerializer, view=self, empty_page_404_in_live_wire=True)
 
 
 class CollectionThingView(ApiView):
@@ -190,7 +195,7 @@ class UserCollectionsView(ApiView):
         full = _all_flag(all)
         owner = user_get_by_name(username, viewer=request.user)
         collections = selectors.collection_list_for_user(owner=owner, viewer=request.user)
-        return _collections_response(request, collections, self, paginate=not full)
+        return _collections_response(request, collections, self, paginate=not full, empty_page_404_in_live_wire=True)
 
 
 class UserCollectionsAllView(UserCollectionsView):

@@ -141,7 +141,8 @@ class CategoryAdminForm(forms.ModelForm):
         fields = ("name", "slug", "parent", "position")
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data  # Form.clean returns it; typed Optional for subclasses
         name = cleaned.get("name")
         if name is None:
             return cleaned

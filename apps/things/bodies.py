@@ -5,60 +5,99 @@ import time
 from django.core.cache import cache
 from rest_framework.renderers import JSONRenderer
 
+from apps.core import versions as wire_versions
 from apps.core.lookups import id_or_404, viewer_id
 from apps.core.pagination import page_params
 from apps.core.views import Rendered
 from apps.things import selectors
 from apps.things.bodycache import (
-    BODY_PREFIX,
-    LISTS_VERSION_KEY,
     PAGE_PREFIX,
     SHORT_PREFIX,
-    VERSION_PREFIX,
+    body_key,
     cache_seconds,
-    flags_key,
-    version_for,
-    user_flags,
+    thing_state,
+    thing_versions,
 )
 from apps.things.serializers import ThingSerializer, ThingShortSerializer
 
 
 def thing_detail_data(thing_id, *, viewer, request) -> dict:
-    """GET /things/{id}/'s body for `viewer`: the cached public body plus the viewer's own fields, or
-    (a miss, a Thing not everyone may see, the cache off) the body built as before."""
-    if not cache_seconds():
-        thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer)
-        return ThingSerializer(thing, context={"request": request}).data
-    tid = id_or_404(thing_id)
-    version_key, body_key = VERSION_PREFIX + str(tid), BODY_PREFIX + str(tid)
-    found = cache.get_many([version_key, body_key])
-    version, entry = found.get(version_key), found.get(body_key)
-    if version is not None and entry is not None and entry[0] == version:
-        return _with_flags(entry[1], tid, version, viewer_id(viewer), None)
-    thing = selectors.thing_get_for_viewer(tid, viewer=viewer)
+    """GET /things/{id}/'s body for `viewer` (thing_detail_answer without its ETag)."""
+    return thing_detail_answer(thing_id, viewer=viewer, request=request)[0]
+
+
+def thing_detail_answer(thing_id, *, viewer, request) -> tuple[dict, str]:
+    """(body, ETag) of GET /things/{id}/ for `viewer`: the cached public body plus the viewer's own fields
+    when the database says it is current (bodycache.thing_state), or (a miss, a Thing not everyone may
+    see, the cache off) the body built as before, kept for the next reader when everyone may see it."""
+    uid = viewer_id(viewer)
+    # Each wire version's body under its own key (apps.core.versions.cache_suffix: none for `spec`).
+    suffix = wire_versions.cache_suffix(wire_versions.of(request))
+    if cache_seconds():
+        tid = id_or_404(thing_id)
+        entry = cache.get(body_key(tid) + suffix)
+        if entry is not None:
+            state = thing_state(tid, uid)
+            if state is not None and state[1] and entry[0] == state[0]:
+                data = dict(entry[1])
+                if uid is not None:
+                    data["is_liked"], data["is_watched"] = state[2], state[3]
+                return data, thing_etag(state[0], data["is_liked"], data["is_watched"])
+    thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer)
     data = ThingSerializer(thing, context={"request": request}).data
-    if thing.is_published and not thing.is_hidden:
-        version = version_for(version_key, version)
-        if version is not None:
-            public = {**data, "is_liked": False, "is_watched": False}
-            cache.set(body_key, (version, public, _rendered_public(public)), timeout=cache_seconds())
-    return data
+    if cache_seconds() and thing.is_published and not thing.is_hidden and not thing.is_private:
+        public = {**data, "is_liked": False, "is_watched": False}
+        entry = (thing.version, public, _rendered_public(public))
+        cache.set(body_key(thing.pk) + suffix, entry, timeout=cache_seconds())
+    return data, thing_etag(thing.version, data["is_liked"], data["is_watched"])
 
 
-def thing_detail_cached(thing_id: int, *, user_id: int, values: list):
+def thing_detail_cached(thing_id: int, *, user_id: int, values: list, if_none_match: str | None = None):
     """The detail answer from `values` (bodycache.detail_keys' values, read by apps.oauth.fastpath): the
-    body as DRF renders it, with the viewer's flags, or None when the body is not cached under the current
-    version (the view then builds it)."""
-    version, entry, flags = values
-    if version is None or entry is None or entry[0] != version:
+    body as DRF renders it, with the viewer's flags and its ETag (a 304 when `if_none_match` names it),
+    when the database says the cached body is current and everyone may see the Thing; else None (the
+    view then builds it, with its 401/403/404 matrix)."""
+    entry = values[0] if values else None
+    if entry is None or len(entry) < 3 or entry[2] is None:
         return None
-    rendered = entry[2] if len(entry) > 2 else None
-    if rendered is None:
-        return _with_flags(entry[1], thing_id, version, user_id, flags)
-    liked, watched = _viewer_flags(thing_id, version, user_id, flags)
+    state = thing_state(thing_id, user_id)
+    if state is None or not state[1] or entry[0] != state[0]:
+        return None
+    liked, watched = state[2], state[3]
+    etag = thing_etag(state[0], liked, watched)
+    if etag_in(if_none_match, etag, weak=True):
+        return Rendered(b"", {"ETag": etag}, status=304)
+    rendered = entry[2]
     if liked or watched:
         rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
-    return Rendered(rendered, {})
+    return Rendered(rendered, {"ETag": etag})
+
+
+# --- conditional requests (issue 24) -------------------------------------------------------------------
+# A Thing's ETag is strong: its version (moved by the database on every change of what the body shows,
+# bodycache) and the viewer's own two fields, the only part of the body that differs between viewers.
+
+
+def thing_etag(version: int, liked: bool, watched: bool) -> str:
+    return f'"{int(version)}-{int(bool(liked))}{int(bool(watched))}"'
+
+
+def etag_in(header: str | None, etag: str, *, weak: bool) -> bool:
+    """Whether an If-None-Match (`weak`: weak comparison, RFC 9110 §13.1.2) or If-Match (strong
+    comparison, §13.1.1) header names `etag`; `*` names any current representation."""
+    if not header:
+        return False
+    for candidate in header.split(","):
+        candidate = candidate.strip()
+        if candidate == "*":
+            return True
+        if candidate.startswith("W/"):
+            if not weak:
+                continue
+            candidate = candidate[2:]
+        if candidate == etag:
+            return True
+    return False
 
 
 # The public body's own rendering of the viewer's fields (False for both), and each viewer's: the body is
@@ -70,74 +109,60 @@ _FLAGS = {(liked, watched): b'"is_liked":%s,"is_watched":%s' % (b"true" if liked
           for liked in (False, True) for watched in (False, True)}
 
 
-def _with_flags(public: dict, thing_id: int, version, user_id: int | None, flags) -> dict:
-    """The public body with the viewer's is_liked/is_watched (see _viewer_flags)."""
-    data = dict(public)
-    if user_id is None:
-        return data  # the public body says False for both
-    data["is_liked"], data["is_watched"] = _viewer_flags(thing_id, version, user_id, flags)
-    return data
-
-
-def _viewer_flags(thing_id: int, version, user_id: int, flags) -> tuple[bool, bool]:
-    """The viewer's (is_liked, is_watched): from their cached entry `flags` when it carries the Thing's
-    current version, else one statement (then kept for the next read)."""
-    if flags is not None and flags[0] == version:
-        return flags[1], flags[2]
-    liked, watched = user_flags(thing_id, user_id)
-    cache.set(flags_key(thing_id, user_id), (version, liked, watched), timeout=cache_seconds())
-    return liked, watched
-
-
 def _rendered_public(public: dict) -> bytes | None:
     rendered = _RENDERER.render(public)
     return rendered if rendered.count(_NO_FLAGS) == 1 else None
 
 
 def thing_short_list(
-    ids: list[int], *, request=None, rows=None, public_only: bool = False, versions: dict | None = None
+    ids: list[int], *, request=None, rows=None, public_only: bool = False, versions: dict | None = None,
+    known: dict | None = None, wire_version: str | None = None,
 ) -> list[dict]:
     """The short forms (ThingShortSerializer) of these Things, in this order: cached ones from the
-    cache, the others in one statement of `rows` (default: every Thing's short queryset).
+    cache when the database's version says they are current, the others in one statement of `rows`
+    (default: every Thing's short queryset).
 
-    Lists choose the ids with their own visibility rule. `public_only` (search, whose ids may come from
-    a window cached before a Thing was hidden or unpublished): a cached entry is used only when its
-    Thing was public when it was built, which its current version guarantees it still is; the others
-    are read through `rows`, the caller's visibility rule."""
+    Lists choose the ids with their own visibility rule, and may pass `known` (id → version, read by
+    the same statement). Without it the versions are read in one statement (bodycache.thing_versions).
+    `public_only` (search, whose ids may come from a window cached before a Thing was hidden, made private
+    or unpublished): a cached entry is used only when the database says everyone may see the Thing now;
+    the others are read through `rows`, the caller's visibility rule. `versions` receives id → version of
+    every short form returned (what a kept page is validated by)."""
     if not ids:
         return []
-    version_keys = [VERSION_PREFIX + str(i) for i in ids]
-    short_keys = [SHORT_PREFIX + str(i) for i in ids]
-    found = cache.get_many(version_keys + short_keys)
+    # Each wire version's short forms under their own keys: `wire_version`, else the request's.
+    wire_version = wire_version or _wire_version_of(request)
+    suffix = _wire_suffix(wire_version)
+    if known is None:
+        current = thing_versions(ids)
+    else:
+        current = {tid: (version, True) for tid, version in known.items()}
+    short_keys = [SHORT_PREFIX + str(i) + suffix for i in ids]
+    found = cache.get_many(short_keys)
     shorts: dict[int, dict] = {}
     missing: list[int] = []
-    for tid, vkey, skey in zip(ids, version_keys, short_keys):
-        version, entry = found.get(vkey), found.get(skey)
-        if version is not None and entry is not None and entry[0] == version and (entry[2] or not public_only):
+    for tid, skey in zip(ids, short_keys):
+        entry, now = found.get(skey), current.get(tid)
+        if now is not None and entry is not None and entry[0] == now[0] and (now[1] or not public_only):
             shorts[tid] = entry[1]
             if versions is not None:
-                versions[tid] = version
+                versions[tid] = now[0]
         else:
             missing.append(tid)
     if missing:
-        serializer = ThingShortSerializer(context={"request": request})
-        public, fresh = {}, {}
+        serializer = ThingShortSerializer(context={"request": request, "wire_version": wire_version})
         if rows is None:
             rows = selectors.thing_short_queryset()  # built only on a miss: building it costs
         elif callable(rows):
             rows = rows()
-        for thing in rows.filter(pk__in=missing):
-            fresh[thing.pk] = serializer.to_representation(thing)
-            public[thing.pk] = thing.is_published and not thing.is_hidden
-        shorts.update(fresh)
         store = {}
-        for tid, data in fresh.items():
-            vkey = VERSION_PREFIX + str(tid)
-            version = version_for(vkey, found.get(vkey))
-            if version is not None:
-                store[SHORT_PREFIX + str(tid)] = (version, data, public[tid])
-                if versions is not None:
-                    versions[tid] = version
+        for thing in rows.filter(pk__in=missing):
+            data = serializer.to_representation(thing)
+            shorts[thing.pk] = data
+            public = thing.is_published and not thing.is_hidden and not thing.is_private
+            store[SHORT_PREFIX + str(thing.pk) + suffix] = (thing.version, data, public)
+            if versions is not None:
+                versions[thing.pk] = thing.version
         if store:
             cache.set_many(store, timeout=cache_seconds())
     return [shorts[tid] for tid in ids if tid in shorts]
@@ -146,76 +171,108 @@ def thing_short_list(
 # --- list pages --------------------------------------------------------------------------------------
 #
 # A page of /newest/, /popular/ or /featured/ for a viewer who is not staff is the same for everyone: it
-# is kept rendered, as (lists version, built at, [(id, version)], body, page number, pages). It is
-# answered again only while the lists version (bodycache.LISTS_VERSION_KEY: any change of a Thing but its
-# counters drops it) and every Thing's version on it are unchanged, and, for /popular/ whose order
-# follows counters and time, for at most POPULAR_PAGE_SECONDS. The total behind `last` is the one the
-# page was built with (the count cache's own lag, apps.core.pagination).
+# is kept rendered, as (None, built at, [(id, version)], body, page number, pages). It is answered again
+# only while the database agrees: for /newest/ and /featured/ the page's (id, version) pairs read again
+# by the list's own statement (compiled once: a Thing published, featured, unfeatured, hidden, made
+# private, deleted or changed shows on the next read), for /popular/, whose order follows counters and
+# time, every Thing on it still at its version and public (bodycache.thing_versions), for at most
+# POPULAR_PAGE_SECONDS. The total behind `last` is the one the page was built with (the count cache's
+# own lag, apps.core.pagination).
 
 POPULAR_PAGE_SECONDS = 60
 LIST_PAGES = {"newest": None, "featured": None, "popular": POPULAR_PAGE_SECONDS}  # name → max age (s)
 MAX_CACHED_PAGE = 100  # deeper pages are read the usual way (they are rarely asked for twice)
 
 
-def list_page_key(name: str, number: int, per_page: int) -> str:
-    return f"{PAGE_PREFIX}{name}:{per_page}:{number}"
+def list_page_key(name: str, number: int, per_page: int, wire_version: str | None = None) -> str:
+    return f"{PAGE_PREFIX}{name}:{per_page}:{number}{_wire_suffix(wire_version or wire_versions.DEFAULT)}"
 
 
 def list_page_keys(name: str, query) -> list[str] | None:
-    """The keys a cached read of this list page needs (lists version, page), or None when it is not kept."""
+    """The keys a cached read of this list page needs (the page), or None when it is not kept."""
     params = page_params(query)
     if params is None or params[0] > MAX_CACHED_PAGE or not cache_seconds():
         return None
-    return [LISTS_VERSION_KEY, list_page_key(name, *params)]
+    return [list_page_key(name, *params)]
 
 
-def list_page_cached(name: str, values: list) -> tuple[bytes, int, int] | None:
-    """(body, page number, pages) of a kept page still current (its Things' versions read now), or None."""
-    lists_version, entry = values
-    if lists_version is None:
+def list_page_cached(name: str, values: list, query=None) -> tuple[bytes, int, int] | None:
+    """(body, page number, pages) of a kept page the database says is still current, or None."""
+    if not values:
         return None
-    return page_entry_current(entry, lists_version=lists_version, max_age=LIST_PAGES[name])
+    entry = values[0]
+    compiled = selectors.thing_list_ids_compiled(name)
+    if compiled is None:
+        return page_entry_current(entry, max_age=LIST_PAGES[name])
+    params = page_params(query) if query is not None else None
+    if params is None:
+        return None
+    if entry is None or entry[0] is not None:
+        return None
+    number, per_page = params
+    pairs = compiled.bound()[(number - 1) * per_page: number * per_page]
+    if [tuple(p) for p in pairs] != [tuple(p) for p in entry[2]]:
+        return None
+    return entry[3], entry[4], entry[5]
 
 
 def page_entry_current(entry, *, lists_version=None, max_age: float | None) -> tuple[bytes, int, int] | None:
     """(body, page number, pages) of a kept page (`page_entry`) if it still stands: built under this
-    lists version (None: not versioned), at most `max_age` seconds ago (None: no bound), and every Thing
-    on it still at the version it was rendered at (one read of their versions)."""
+    lists version (None: not versioned; search: its generation), at most `max_age` seconds ago (None: no
+    bound), and every Thing on it, as the database says now, still at the version it was rendered at and
+    visible to everyone (one statement)."""
     if entry is None or entry[0] != lists_version:
         return None
     if max_age is not None and time.time() - entry[1] > max_age:
         return None
     pairs = entry[2]
-    if pairs:
-        found = cache.get_many([VERSION_PREFIX + str(tid) for tid, _ in pairs])
-        if any(found.get(VERSION_PREFIX + str(tid)) != version for tid, version in pairs):
+    candidates = entry[6] if len(entry) > 6 else None
+    if candidates is not None:
+        # A search page: the window's ids it was cut from, those everyone may see now, at their versions,
+        # must be exactly the page (a Thing unhidden, published or made public again shows at once).
+        current = thing_versions(candidates)
+        shown = [(tid, current[tid][0]) for tid in candidates if tid in current and current[tid][1]]
+        if shown != [tuple(pair) for pair in pairs]:
+            return None
+    elif pairs:
+        current = thing_versions([tid for tid, _ in pairs])
+        if any(current.get(tid) != (version, True) for tid, version in pairs):
             return None
     return entry[3], entry[4], entry[5]
 
 
-def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_version=None):
-    """A rendered page to keep (None when a Thing on it has no known version: it cannot be checked)."""
+def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_version=None,
+               candidates: list[int] | None = None):
+    """A rendered page to keep (None when a Thing on it has no known version: it cannot be checked).
+    `candidates`: the ids the page was cut from before the visibility rule (a search window's slice)."""
     if any(tid not in versions for tid in ids):
         return None
     return (lists_version, time.time(), [(tid, versions[tid]) for tid in ids], _RENDERER.render(data),
-            number, num_pages)
+            number, num_pages, list(candidates) if candidates is not None else None)
 
 
 def list_page_read(name: str, request, ids_page) -> tuple[list[dict], int, int]:
     """(short forms, page number, pages) of the list `name` for this request, kept for the next reader
-    when it may be. `ids_page()` reads the page the usual way: (ids, page number, pages)."""
+    when it may be. `ids_page()` reads the page the usual way: ([(id, version)], page number, pages)."""
     params = page_params(request.GET)
-    lists_version = None
-    if params is not None and params[0] <= MAX_CACHED_PAGE:
-        lists_version = version_for(LISTS_VERSION_KEY, cache.get(LISTS_VERSION_KEY))  # before reading
-    ids, number, num_pages = ids_page()
+    pairs, number, num_pages = ids_page()
+    ids = [tid for tid, _ in pairs]
     versions: dict = {}
-    shorts = thing_short_list(ids, request=request, versions=versions)
-    if lists_version is not None and len(ids) == len(shorts):
-        entry = page_entry(ids, versions, shorts, number, num_pages, lists_version=lists_version)
+    shorts = thing_short_list(ids, request=request, versions=versions, known=dict(pairs))
+    if params is not None and params[0] <= MAX_CACHED_PAGE and len(ids) == len(shorts):
+        entry = page_entry(ids, versions, shorts, number, num_pages)
         if entry is not None:
-            cache.set(list_page_key(name, *params), entry, timeout=cache_seconds())  # type: ignore[misc]
+            key = list_page_key(name, params[0], params[1], wire_versions.of(request))
+            cache.set(key, entry, timeout=cache_seconds())
     return shorts, number, num_pages
+
+
+def _wire_version_of(request) -> str:
+    return wire_versions.of(request)
+
+
+def _wire_suffix(wire_version: str) -> str:
+    return wire_versions.cache_suffix(wire_version)
 
 
 _RENDERER = JSONRenderer()

@@ -1,52 +1,43 @@
-"""The cached representation of a Thing (issue 17): its public body and its short form, in Redis.
+"""The cached representation of a Thing (issues 17, 24): its public body and its short form, in Redis,
+validated against the version the database owns.
 
 Building a Thing's body costs a wide statement (creator, category, the tag names, the default image, the
-viewer's flags) and its serialisation: most of an uncached detail request's time, even with the statement
-compiled once (selectors._thing_statement). What that body shows is the same for every viewer but two fields, `is_liked` and
-`is_watched`; so the rest is kept in the cache and only those two are looked up per request, by one
-fixed statement.
+viewer's flags) and its serialisation: most of an uncached detail request's time. What that body shows is
+the same for every viewer but two fields, `is_liked` and `is_watched`; so the rest is kept in the cache,
+and a read checks it against the database with one narrow statement (`thing_state`: the Thing's version,
+whether everyone may see it, and the viewer's two flags).
 
-- Version: every Thing has a version key (`thing-v:<id>`); an entry (`thing-body:<id>`,
-  `thing-short:<id>`) is used only while it carries the current version. Every change to what a body
-  shows drops the version once its transaction commits (`thing_body_changed`), so the next read builds
-  the body again from committed rows. A read that raced with the change stored its entry under the old
-  version, which is never read again. Both keys expire after THING_BODY_CACHE_SECONDS (a version lost
-  while Redis was unreachable cannot outlive that).
-- The viewer's own fields: `thing-flags:<id>:<user id>` holds one user's (is_liked, is_watched) under the
-  version it was read at; a like changes the counters and a watch toggle drops the version too, so a
-  user's flags are never read past their own change.
-- What drops it: a save or delete of the Thing (content, publication, privacy, moderation), its tags and
-  search index (hooks.thing_reindex/thing_index_sync/thing_index_forget), its counters
-  (apps.things.counters), its images and files (apps.uploads calls `thing_body_changed`), its creator's
-  name or avatar, its category's or a tag's name (signals below).
-- Visibility: only the body of a Thing every viewer may see (published, not hidden) is kept, so a cached
-  body answers anyone; any other Thing goes through selectors.thing_get_for_viewer and its 401/403/404
-  matrix as before.
+- Version: `Thing.version`, moved by the database on every UPDATE of the Thing's row (a trigger,
+  migration things.0010: saves, `QuerySet.update()`, counters, raw SQL alike), and by
+  `thing_body_changed` in the same transaction as a change of another row the body shows (images, files,
+  the creator's name or avatar, a category's or tag's name). An entry (`thing-body:<id>`,
+  `thing-short:<id>`, a kept list or search page) carries the versions it was built from and is used only
+  while the database still says so. Nothing has to be deleted from Redis for a change to show: an
+  invalidation cannot be lost while Redis is unreachable, and Redis coming back with old data serves
+  nothing old (issue 22, finding 3). A read that raced with a change stored its entry under the version
+  it read, which no longer matches.
+- Visibility: only the body of a Thing every viewer may see (published, not hidden, not private) is
+  kept, and `thing_state` says on every read whether it still is; any other Thing goes through
+  selectors.thing_get_for_viewer and its 401/403/404 matrix.
 - A Redis outage reads as a miss (apps.core.cache): requests build bodies as without the cache.
+- Keys carry the instance's prefix (settings.CACHE_KEY_PREFIX, Django's KEY_PREFIX).
 
-settings.THING_BODY_CACHE_SECONDS = 0 turns it off (the test settings do, so query-count tests count
-every statement; the cache's own tests turn it on).
+settings.THING_BODY_CACHE_SECONDS = 0 turns the cache off (versions still move: they are the ETags).
 
-This module holds the keys, the versions and their invalidation (what services and hooks call); the
-reads that build bodies with the serializers are apps.things.bodies.
+This module holds the keys, the versions and the state statement; the reads that build bodies with the
+serializers are apps.things.bodies.
 """
-import secrets
 from functools import cache as memoize
 
 from django.conf import settings
-from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connection
+from django.db.models import F
 
 from apps.core.lookups import viewer_id
 
-VERSION_PREFIX = "thing-v:"
-BODY_PREFIX = "thing-body:"
-SHORT_PREFIX = "thing-short:"
-# The version of every cached list page (bodies.LIST_PAGES): dropped by any change of a Thing but its
-# counters (publication, visibility, moderation, featuring, deletion, content).
-LISTS_VERSION_KEY = "things-lists-v"
+BODY_PREFIX = "thing-body:"  # thing-body:<id> → (version, public body, rendered public body)
+SHORT_PREFIX = "thing-short:"  # thing-short:<id> → (version, short form, built for a public Thing)
 PAGE_PREFIX = "things-page:"  # things-page:<list>:<per_page>:<page> → a rendered page (bodies)
-FLAGS_PREFIX = "thing-flags:"  # thing-flags:<thing id>:<user id> → (version, is_liked, is_watched)
 CREATOR_SUMMARY_FIELDS = frozenset({"username", "first_name", "last_name", "avatar"})
 
 
@@ -58,58 +49,65 @@ def cache_seconds() -> int:
 
 
 def thing_body_changed(*, thing_ids, lists: bool = True) -> None:
-    """What these Things' bodies show changed: their cached entries are stale once the transaction
-    commits (at once outside a transaction). `lists=False` (counters): no list's membership or order
-    changed but for the popular list's, which its pages' age bounds (bodies.LIST_PAGES)."""
-    if not cache_seconds():
-        return
-    keys = [VERSION_PREFIX + str(int(i)) for i in thing_ids if i is not None]
-    if keys and lists:
-        keys.append(LISTS_VERSION_KEY)
-    if keys:
-        transaction.on_commit(lambda: cache.delete_many(keys))
+    """A row these Things' bodies show changed (not the Thing's own: its UPDATE moves the version by
+    itself): their versions move in the caller's transaction, so every cached entry of them, and every
+    kept page showing them, is stale once it commits. `lists` is kept for callers; membership of lists is
+    checked against the database on every read (bodies)."""
+    ids = sorted({int(i) for i in thing_ids if i is not None})
+    if ids:
+        _bump(pk__in=ids)
 
 
 def thing_body_changed_for(**filters) -> None:
     """Every Thing matching `filters` (a creator, a category, a tag) changed."""
-    if not cache_seconds():
-        return
+    _bump(**filters)
+
+
+def _bump(**filters) -> None:
     from apps.things.models import Thing
 
-    thing_body_changed(thing_ids=list(Thing.objects.filter(**filters).values_list("pk", flat=True)))
+    # The one write of `version` outside the trigger (which moves it on any UPDATE of the row anyway).
+    Thing.objects.filter(**filters).update(version=F("version") + 1)
 
 
-def flags_key(thing_id: int, user_id: int) -> str:
-    return f"{FLAGS_PREFIX}{int(thing_id)}:{int(user_id)}"
+def body_key(thing_id: int) -> str:
+    return BODY_PREFIX + str(int(thing_id))
 
 
-def detail_keys(thing_id: int, user_id: int) -> list[str]:
-    """What a cached detail read needs, in the order bodies.thing_detail_cached reads them."""
-    return [VERSION_PREFIX + str(thing_id), BODY_PREFIX + str(thing_id), flags_key(thing_id, user_id)]
+def detail_keys(thing_id: int, user_id: int | None = None) -> list[str]:
+    """What a cached detail read needs from Redis (bodies.thing_detail_cached reads them)."""
+    return [body_key(thing_id)]
 
 
 # --- reads -------------------------------------------------------------------------------------------
 
 
-def version_for(key: str, found) -> str | None:
-    """The current version, a new one when there is none (None: the cache is unreachable)."""
-    if found is not None:
-        return found
-    token = secrets.token_hex(6)
-    if cache.add(key, token, timeout=cache_seconds()):
-        return token
-    return cache.get(key)
-
-
 @memoize
-def _viewer_flags_sql() -> str:
-    from apps.things.models import Like, Watch
+def _state_sql() -> str:
+    from apps.things.models import Like, Thing, Watch
 
     quote = connection.ops.quote_name
     return (
-        f"SELECT EXISTS(SELECT 1 FROM {quote(Like._meta.db_table)} WHERE thing_id = %s AND user_id = %s), "
-        f"EXISTS(SELECT 1 FROM {quote(Watch._meta.db_table)} WHERE thing_id = %s AND user_id = %s)"
+        f"SELECT t.version, (t.is_published AND NOT t.is_hidden AND NOT t.is_private), "
+        f"EXISTS(SELECT 1 FROM {quote(Like._meta.db_table)} WHERE thing_id = t.id AND user_id = %s), "
+        f"EXISTS(SELECT 1 FROM {quote(Watch._meta.db_table)} WHERE thing_id = t.id AND user_id = %s) "
+        f"FROM {quote(Thing._meta.db_table)} AS t WHERE t.id = %s"
     )
+
+
+def thing_state(thing_id: int, uid: int | None) -> tuple[int, bool, bool, bool] | None:
+    """(version, everyone may see it, is_liked, is_watched) of the Thing as committed now, for the viewer
+    `uid` (None: anonymous or an app's token, both flags False); None when there is no such Thing. One
+    fixed statement on the primary key."""
+    if not 0 < int(thing_id) < 2**63:
+        return None  # no such id (and none PostgreSQL's bigint could compare)
+    user = -1 if uid is None else int(uid)
+    with connection.cursor() as cursor:
+        cursor.execute(_state_sql(), [user, user, int(thing_id)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return int(row[0]), bool(row[1]), bool(row[2]), bool(row[3])
 
 
 def viewer_flags(thing_id: int, viewer) -> tuple[bool, bool]:
@@ -118,11 +116,32 @@ def viewer_flags(thing_id: int, viewer) -> tuple[bool, bool]:
     uid = viewer_id(viewer)
     if uid is None:
         return False, False
-    return user_flags(thing_id, uid)
+    state = thing_state(thing_id, uid)
+    return (state[2], state[3]) if state is not None else (False, False)
 
 
-def user_flags(thing_id: int, uid: int) -> tuple[bool, bool]:
+@memoize
+def _versions_sql() -> str:
+    from apps.things.models import Thing
+
+    quote = connection.ops.quote_name
+    return (
+        f"SELECT id, version, (is_published AND NOT is_hidden AND NOT is_private) "
+        f"FROM {quote(Thing._meta.db_table)} WHERE id = ANY(%s)"
+    )
+
+
+def thing_versions(ids) -> dict[int, tuple[int, bool]]:
+    """id → (version, everyone may see it) of these Things as committed now (missing: deleted)."""
+    ids = [int(i) for i in ids]
+    if not ids:
+        return {}
+    if connection.vendor != "postgresql":
+        from apps.things.models import Thing
+
+        rows = Thing.objects.filter(pk__in=ids).values_list("pk", "version", "is_published", "is_hidden",
+                                                             "is_private")
+        return {pk: (v, pub and not hid and not priv) for pk, v, pub, hid, priv in rows}
     with connection.cursor() as cursor:
-        cursor.execute(_viewer_flags_sql(), [thing_id, uid, thing_id, uid])
-        liked, watched = cursor.fetchone()
-    return bool(liked), bool(watched)
+        cursor.execute(_versions_sql(), [ids])
+        return {int(pk): (int(v), bool(public)) for pk, v, public in cursor.fetchall()}

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 
 from django.db.models import F, QuerySet
 
-from apps.things.bodycache import thing_body_changed
 from apps.things.hooks import thing_counters_write
 from apps.things.models import Thing
 
@@ -53,16 +52,12 @@ def thing_count_add(thing_ids: int | Iterable[int], counter: str, delta: int) ->
     rows = Thing.objects.filter(pk__in=ids)
     if delta < 0:
         rows = rows.filter(**{f"{counter}__gte": -delta})
-    updated = thing_counters_write(rows, **{counter: F(counter) + delta})
-    # The cached bodies show the counts (bodycache); after the write. No list's membership changed.
-    thing_body_changed(thing_ids=ids, lists=False)
-    return updated
+    # The UPDATE moves the Things' versions (the database's trigger), which the cached bodies follow.
+    return thing_counters_write(rows, **{counter: F(counter) + delta})
 
 
 def thing_count_set(thing_id: int, counter: str, value: int) -> int:
     """Set `counter` to a value counted under the Thing's lock (a re-count after moderation)."""
     if counter not in COUNTERS:
         raise ValueError(f"not a Thing counter: {counter}")
-    updated = thing_counters_write(Thing.objects.filter(pk=thing_id), **{counter: value})
-    thing_body_changed(thing_ids=[thing_id], lists=False)
-    return updated
+    return thing_counters_write(Thing.objects.filter(pk=thing_id), **{counter: value})

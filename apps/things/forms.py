@@ -5,9 +5,20 @@ from django import forms
 
 from apps.core.licenses import THING_LICENSE_CHOICES, THING_LICENSES
 from apps.things import rules
+from apps.things.printsettings import FIELDS as PRINT_FIELDS
+from apps.things.printsettings import PrintSettingsError, print_settings_merge, print_settings_parse
 
 TAGS_TEXT_MAX_LENGTH = 6000
 FIELDS = ("name", "description", "instructions", "category", "license", "tags", "is_wip")
+# The print settings' form fields: `print_<key>` (apps/things/printsettings.py), one object for the service.
+PRINT_PREFIX = "print_"
+SUPPORTS_CHOICES = [("", "Not said"), ("yes", "Yes"), ("no", "No")]
+
+
+def _number_field(key: str, label: str) -> forms.FloatField:
+    low, high, unit = PRINT_FIELDS[key][1:]
+    return forms.FloatField(required=False, min_value=low, max_value=high, label=label,
+                            widget=forms.NumberInput(attrs={"step": "any"}))
 
 
 def tags_text_parse(raw) -> list[str]:
@@ -42,6 +53,16 @@ class ThingForm(forms.Form):
         label="Work in progress",
         help_text="Say it is not finished yet; it can still be published.",
     )
+    print_printer = forms.CharField(required=False, max_length=PRINT_FIELDS["printer"][1], label="Printer",
+                                    help_text="The printer you print it on, e.g. Prusa MK4.")
+    print_material = forms.CharField(required=False, max_length=PRINT_FIELDS["material"][1], label="Material",
+                                     help_text="e.g. PLA, PETG. People can search by it.")
+    print_layer_height_mm = _number_field("layer_height_mm", "Layer height (mm)")
+    print_nozzle_mm = _number_field("nozzle_mm", "Nozzle (mm)")
+    print_infill_percent = _number_field("infill_percent", "Infill (%)")
+    print_supports = forms.ChoiceField(required=False, choices=SUPPORTS_CHOICES, label="Supports")
+    print_notes = forms.CharField(required=False, max_length=PRINT_FIELDS["notes"][1], label="Print notes",
+                                  widget=forms.Textarea(attrs={"rows": 2}))
 
     def __init__(self, *args, categories: list[tuple[str, str]], **kwargs):
         super().__init__(*args, **kwargs)
@@ -51,6 +72,20 @@ class ThingForm(forms.Form):
 
     def clean_tags(self):
         return tags_text_parse(self.cleaned_data.get("tags"))
+
+    def clean(self):
+        data = super().clean() or {}
+        given = {key: data.get(PRINT_PREFIX + key) for key in PRINT_FIELDS}
+        given["supports"] = {"yes": True, "no": False}.get(given["supports"] or "")
+        try:  # the API's checks too (the fields' own limits are the same)
+            self._print_settings = print_settings_merge(None, print_settings_parse(given))
+        except PrintSettingsError as exc:
+            self.add_error(None, f"Print settings: {exc}")
+        return data
+
+    def print_settings(self) -> dict | None:
+        """The print settings the form holds (stored form: the keys with a value), after is_valid()."""
+        return getattr(self, "_print_settings", None)
 
     def changes(self, thing) -> dict:
         """The fields whose value differs from the Thing's (what PATCH would send)."""
@@ -63,6 +98,9 @@ class ThingForm(forms.Form):
                     changed["tags"] = data["tags"]
             elif data[name] != current[name]:
                 changed[name] = data[name]
+        settings = self.print_settings()
+        if settings != (thing.print_settings or None):
+            changed["print_settings"] = None if settings is None else {key: settings.get(key) for key in PRINT_FIELDS}
         return changed
 
 
@@ -84,7 +122,16 @@ def thing_initial(thing) -> dict:
         "license": thing.license,
         "tags": ", ".join(tag.name for tag in thing.tags.all()),
         "is_wip": thing.is_wip,
+        **print_initial(thing.print_settings),
     }
+
+
+def print_initial(stored) -> dict:
+    stored = stored if isinstance(stored, dict) else {}
+    initial = {PRINT_PREFIX + key: stored.get(key) for key in PRINT_FIELDS}
+    supports = stored.get("supports")
+    initial[PRINT_PREFIX + "supports"] = "" if supports is None else ("yes" if supports else "no")
+    return initial
 
 
 def new_thing_initial(user) -> dict:

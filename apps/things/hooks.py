@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 
 from django.db.models import QuerySet
 
-from apps.things.bodycache import thing_body_changed
-
 # --- the index ---------------------------------------------------------------------------------------
 
 
@@ -46,7 +44,6 @@ def thing_index_register(index: ThingIndex) -> None:
 def thing_reindex(*, thing_ids: Iterable[int]) -> None:
     """These Things were created or their indexed text changed."""
     thing_ids = list(thing_ids)
-    thing_body_changed(thing_ids=thing_ids)  # name, description, tags: what the cached body shows
     for index in _INDEX:
         index.index(thing_ids=list(thing_ids))
 
@@ -54,7 +51,6 @@ def thing_reindex(*, thing_ids: Iterable[int]) -> None:
 def thing_index_sync(*, thing_ids: Iterable[int]) -> None:
     """These Things' visibility or filter columns changed (publish, hide, license, category …)."""
     thing_ids = list(thing_ids)
-    thing_body_changed(thing_ids=thing_ids)
     for index in _INDEX:
         index.sync(thing_ids=list(thing_ids))
 
@@ -62,7 +58,6 @@ def thing_index_sync(*, thing_ids: Iterable[int]) -> None:
 def thing_index_forget(*, thing_ids: Iterable[int]) -> None:
     """These Things were deleted."""
     thing_ids = list(thing_ids)
-    thing_body_changed(thing_ids=thing_ids)
     for index in _INDEX:
         index.forget(thing_ids=list(thing_ids))
 

@@ -53,6 +53,8 @@ class Thing(Moderated):
     is_published = models.BooleanField(default=False)
     published_at = models.DateTimeField(null=True, blank=True)
     is_wip = models.BooleanField(default=False)
+    # Structured print settings (apps/things/printsettings.py): the keys with a value, or null.
+    print_settings = models.JSONField(null=True, blank=True)
     is_private = models.BooleanField(default=False)
     ratings_enabled = models.BooleanField(default=True)
     is_featured = models.BooleanField(default=False)
@@ -79,6 +81,11 @@ class Thing(Moderated):
         "uploads.Image", null=True, blank=True, editable=False, on_delete=models.SET_NULL, related_name="+"
     )
     file_thumbnail_key = models.CharField(max_length=512, blank=True, default="", editable=False)
+    # What the read path's caches and ETags are validated by (issue 24, apps.things.bodycache): the
+    # database moves it on every UPDATE of the row (a trigger, migration 0010: QuerySet.update() and raw
+    # SQL included), and bodycache.thing_body_changed moves it in the same transaction as a change of a
+    # row a Thing's body shows (images, files, tags' and category's names, the creator's summary).
+    version = models.BigIntegerField(default=1, editable=False)
 
     class Meta:
         indexes = [

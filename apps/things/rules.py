@@ -14,9 +14,12 @@ def thing_is_owner(viewer, thing) -> bool:
 
 
 def thing_can_view(viewer, thing) -> bool:
-    """Published or one's own; a Thing hidden by a moderator is gone for everyone but staff."""
+    """Published or one's own; a Thing hidden by a moderator is gone for everyone but staff; a private
+    Thing is its creator's alone (issue 22 #5)."""
     if thing.is_hidden and not viewer_sees_hidden(viewer):
         return False
+    if thing.is_private:
+        return thing_is_owner(viewer, thing)
     return thing.is_published or thing_is_owner(viewer, thing)
 
 

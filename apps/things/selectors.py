@@ -12,7 +12,7 @@ from apps.core.moderation import viewer_sees_hidden, visible_q
 from apps.core.lookups import id_or_404, viewer_id
 from apps.things import rules
 from apps.things.hooks import thing_images
-from apps.things.models import Like, Tag, Thing, ThingTag, Watch
+from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
 
 
 # --- The one visibility rule of Things (spec §4.2 / §7 plus moderation, issue 5) -------------------------
@@ -21,10 +21,11 @@ from apps.things.models import Like, Tag, Thing, ThingTag, Watch
 
 
 def thing_visible_q(viewer, *, prefix: str = "") -> Q:
-    """Things `viewer` may see: published or their own, and never hidden (staff see hidden ones).
+    """Things `viewer` may see: published and not private, or their own; never hidden (staff see hidden
+    ones). A private Thing (issue 22 #5) is its creator's alone, staff included.
 
     `prefix` walks a relation to the Thing ("thing__" from a collection or group entry)."""
-    visible = Q(**{f"{prefix}is_published": True})
+    visible = Q(**{f"{prefix}is_published": True, f"{prefix}is_private": False})
     uid = viewer_id(viewer)
     if uid is not None:
         visible |= Q(**{f"{prefix}creator_id": uid})
@@ -32,9 +33,10 @@ def thing_visible_q(viewer, *, prefix: str = "") -> Q:
 
 
 def thing_public_q(viewer=None, *, prefix: str = "") -> Q:
-    """Things of the public lists and their counters: published and not hidden (staff see hidden ones).
-    Without a viewer (the admin's counters), hidden Things are left out as for the public."""
-    return Q(**{f"{prefix}is_published": True}) & visible_q(viewer, prefix=prefix)
+    """Things of the public lists and their counters: published, not private and not hidden (staff see
+    hidden ones, never private ones). Without a viewer (the admin's counters), hidden Things are left out
+    as for the public."""
+    return Q(**{f"{prefix}is_published": True, f"{prefix}is_private": False}) & visible_q(viewer, prefix=prefix)
 
 
 _IDS_ONLY: ContextVar[bool] = ContextVar("things_ids_only", default=False)
@@ -79,7 +81,7 @@ def thing_queryset(*, viewer) -> QuerySet:
 # What ThingShortSerializer shows (docs/decisions.md: the shorter Thing of lists), and nothing more: lists
 # skip the per-viewer annotations and the long text columns of the detail view.
 SHORT_THING_FIELDS = (
-    "id", "name", "is_published", "is_hidden", "is_wip", "like_count", "added", "creator",
+    "id", "name", "is_published", "is_hidden", "is_private", "is_wip", "like_count", "added", "version", "creator",
     "creator__username", "creator__first_name", "creator__last_name", "creator__avatar",
 )
 
@@ -110,12 +112,13 @@ def thing_list_published(*, viewer) -> QuerySet:
 
 def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
     """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid, deleted or hidden by a
-    moderator → 404 (hidden: for everyone but staff, the creator included)."""
+    moderator → 404 (hidden: for everyone but staff, the creator included); private → 404 for anyone but
+    its creator (issue 22 #5)."""
     thing_id = id_or_404(thing_id)
     found = _thing_statement(detail=detail, viewer=viewer).objects(thing_id, *_viewer_values(viewer))
     thing = found[0] if found else None
-    if thing is None:
-        raise NotFound()
+    if thing is None or (thing.is_private and not rules.thing_is_owner(viewer, thing)):
+        raise NotFound()  # a private Thing is its creator's alone: to anyone else it does not exist
     if not thing.is_published:
         if viewer_id(viewer) is None:
             raise NotAuthenticated()
@@ -147,8 +150,39 @@ def _thing_get_queryset(key, thing_id, uid=None) -> QuerySet:
     viewer = None if anonymous else StandInViewer(uid, is_staff=staff)
     qs = thing_queryset(viewer=viewer)
     if detail:
-        qs = _with_tag_names(qs)
+        qs = _with_detail_counts(_with_tag_names(qs))
     return qs.filter(visible_q(viewer), pk=thing_id).order_by("pk")[:1]
+
+
+def _remixes_shown() -> QuerySet:
+    """The derivative links of Things everyone may see (a Thing's `remix_count`), by ancestor."""
+    return Remix.objects.filter(thing_public_q(None, prefix="derivative__"))
+
+
+def _root_comments_shown() -> QuerySet:
+    """The top-level comments a Thing shows (its `root_comment_count`). The comment model is read through
+    the Thing's relation: apps.comments sits above this app."""
+    comment_model = Thing._meta.get_field("comments").related_model
+    return comment_model._default_manager.filter(parent__isnull=True, counted=True)
+
+
+def _with_detail_counts(qs: QuerySet) -> QuerySet:
+    """`remix_count` and `root_comment_count` of the detail body (ThingSerializer), as subqueries of its
+    one statement."""
+    return qs.annotate(
+        remix_count_shown=_count_of(_remixes_shown().filter(ancestor=OuterRef("pk"))),
+        root_comment_count_shown=_count_of(_root_comments_shown().filter(thing=OuterRef("pk"))),
+    )
+
+
+def thing_remix_count(thing) -> int:
+    found = getattr(thing, "remix_count_shown", None)
+    return found if found is not None else _remixes_shown().filter(ancestor=thing).count()
+
+
+def thing_root_comment_count(thing) -> int:
+    found = getattr(thing, "root_comment_count_shown", None)
+    return found if found is not None else _root_comments_shown().filter(thing=thing).count()
 
 
 _THING_STATEMENTS: dict[tuple, CompiledQuery] = {}
@@ -160,7 +194,7 @@ def thing_get_any(thing_id, *, viewer) -> Thing:
     hidden by a moderator (staff excepted)."""
     thing_id = id_or_404(thing_id)
     thing = _with_tag_names(thing_queryset(viewer=viewer)).filter(visible_q(viewer), pk=thing_id).first()
-    if thing is None:
+    if thing is None or (thing.is_private and not rules.thing_is_owner(viewer, thing)):
         raise NotFound()
     return thing
 
@@ -266,16 +300,18 @@ def thing_list_newest(*, viewer) -> QuerySet:
 
 
 def thing_list_ids_compiled(name: str) -> CompiledIds | None:
-    """The ids statement of a public list for any viewer who is not staff, compiled once per process
+    """The (id, version) statement of a public list for any viewer who is not staff, compiled once per process
     (apps.core.compiled): /newest/ and /featured/, whose SQL carries no per-request value. None for
     another list (/popular/ depends on the time)."""
     return _LIST_IDS.get(name)
 
 
 def _ids_of(build) -> CompiledIds:
+    """(id, version) pairs of the list, in order: the page's ids, and what its kept page is validated by
+    (bodies.list_page_cached)."""
     def ids() -> QuerySet:
         with thing_ids_only():
-            return build(viewer=None).values_list("pk", flat=True)
+            return build(viewer=None).values_list("pk", "version")
 
     return CompiledIds(ids)
 

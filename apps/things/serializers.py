@@ -2,15 +2,19 @@
 from urllib.parse import quote
 
 from django.templatetags.static import static
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from apps.core import versions, wire
 from apps.core.fields import StrictCharField
+from apps.core.markup import document_render
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.core.api import api_url, site_url
 from apps.core.fields import LicenseField
 from apps.core.licenses import THING_LICENSES, license_name
-from apps.things import links, rules
+from apps.things import links, rules, selectors
+from apps.things.printsettings import PrintSettingsError, print_settings_output, print_settings_parse
 from apps.core.api import MAX_ID
 
 
@@ -48,7 +52,7 @@ class ThingShortSerializer(serializers.Serializer):
         if isinstance(thing, dict):
             return thing  # already this shape: a cached short form (apps.things.bodycache)
         public_url = links.thing_public_url(thing.pk)
-        return {
+        return wire.apply("ThingShort", {
             "id": thing.pk,
             "name": thing.name,
             "url": public_url,
@@ -59,7 +63,7 @@ class ThingShortSerializer(serializers.Serializer):
             "is_wip": thing.is_wip,
             "like_count": thing.like_count,
             "added": iso8601(thing.added),
-        }
+        }, thing, self)
 
 
 class FavoriteSerializer(ThingShortSerializer):
@@ -75,6 +79,35 @@ class FavoriteSerializer(ThingShortSerializer):
         data = ThingShortSerializer(context=self.context).to_representation(thing)
         data["favorited"] = iso8601(thing.favorited)
         return data
+
+
+class PrintSettingsSerializer(serializers.Serializer):
+    """A Thing's print settings (docs: DECISIONS.md round 3): each key null when unset."""
+
+    printer = serializers.CharField(allow_null=True, max_length=100)
+    material = serializers.CharField(allow_null=True, max_length=50, help_text="e.g. PLA, PETG; a search filter.")
+    layer_height_mm = serializers.FloatField(allow_null=True, min_value=0.01, max_value=5)
+    supports = serializers.BooleanField(allow_null=True)
+    infill_percent = serializers.FloatField(allow_null=True, min_value=0, max_value=100)
+    nozzle_mm = serializers.FloatField(allow_null=True, min_value=0.05, max_value=5)
+    notes = serializers.CharField(allow_null=True, max_length=2000)
+
+
+@extend_schema_field(PrintSettingsSerializer(allow_null=True))
+class PrintSettingsField(serializers.Field):
+    """print_settings in: an object of some of the keys (each a value or null), or null for none. Types
+    are strict (a number is never a string here) and each key's range is checked (printsettings.py)."""
+
+    writable_object = True  # a PATCH that sends the object back changes it (core.api.parse_patch)
+
+    def to_internal_value(self, data):
+        try:
+            return print_settings_parse(data)
+        except PrintSettingsError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, value):
+        return print_settings_output(value)
 
 
 class ThingSerializer(ThingShortSerializer):
@@ -98,6 +131,15 @@ class ThingSerializer(ThingShortSerializer):
     category = serializers.SerializerMethodField()
     tag_names = serializers.SerializerMethodField()
     default_image = serializers.SerializerMethodField()
+    print_settings = serializers.SerializerMethodField()
+    # Served in every wire version (docs/decisions.md: Wire versions, the additive fields).
+    description_html = serializers.SerializerMethodField()
+    instructions_html = serializers.SerializerMethodField()
+    details = serializers.SerializerMethodField(help_text="HTML: a Summary section, then the other sections.")
+    download_count = serializers.IntegerField(read_only=True)
+    view_count = serializers.SerializerMethodField(help_text="Always 0: Thingyard does not count page views.")
+    remix_count = serializers.SerializerMethodField(help_text="Derivatives everyone may see.")
+    root_comment_count = serializers.SerializerMethodField(help_text="Top-level comments shown.")
 
     def get_modified(self, thing) -> str:
         return iso8601(thing.modified)
@@ -115,12 +157,78 @@ class ThingSerializer(ThingShortSerializer):
     def get_default_image(self, thing) -> dict | None:
         return links.thing_default_image(thing)
 
+    @extend_schema_field(PrintSettingsSerializer(allow_null=True))
+    def get_print_settings(self, thing) -> dict | None:
+        return print_settings_output(thing.print_settings)
+
+    def get_description_html(self, thing) -> str:
+        return document_render(thing.description)
+
+    def get_instructions_html(self, thing) -> str:
+        return document_render(thing.instructions)
+
+    def get_details(self, thing) -> str:
+        return "".join(
+            f'<div class="thing-section" data-section="{part["type"]}"><h2>{part["name"]}</h2>'
+            f'{part["data"][0]["content"]}</div>'
+            for part in _detail_parts(thing)
+        )
+
+    def get_view_count(self, thing) -> int:
+        return 0
+
+    def get_remix_count(self, thing) -> int:
+        return selectors.thing_remix_count(thing)
+
+    def get_root_comment_count(self, thing) -> int:
+        return selectors.thing_root_comment_count(thing)
+
+    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+
+    def wire_tags(self, thing) -> list[dict]:
+        return list(TagSerializer(selectors.thing_tag_list(thing=thing), many=True, context=self.context).data)
+
+    def wire_ancestors(self, thing) -> list[dict]:
+        # The ancestors everyone may see: the body is cached for every viewer (apps.things.bodies).
+        ancestors = selectors.thing_list_ancestors(thing=thing, viewer=None)
+        return list(ThingShortSerializer(ancestors, many=True, context=self.context).data)
+
+    def wire_details_parts(self, thing) -> list[dict]:
+        return _detail_parts(thing)
+
+    def wire_allows_derivatives(self, thing) -> bool:
+        return thing.license not in NO_DERIVATIVES_LICENSES
+
+    def wire_is_derivative(self, thing) -> bool:
+        return thing.ancestors.exists()
+
+    def wire_can_comment(self, thing) -> bool:
+        return bool(thing.is_published and not thing.is_hidden)
+
+    def wire_is_featured(self, thing) -> bool:
+        return bool(thing.is_featured)
+
     def to_representation(self, thing):
         data = super().to_representation(thing)
         for name in links.SUB_COLLECTIONS:
             data[name] = data[f"{name}_url"] = links.thing_api_url(thing.pk, name)
         data["public_url"] = data["url"]
-        return data
+        return wire.apply("Thing", data, thing, self)
+
+
+# Licenses whose Things may not be remixed (a Thing's `allows_derivatives`).
+NO_DERIVATIVES_LICENSES = frozenset({"cc-nd", "cc-nc-nd"})
+
+
+def _detail_parts(thing) -> list[dict]:
+    """The sections of a Thing's page, as the live service listed them: Summary (the description), then
+    the print instructions when there are any."""
+    parts = [{"type": "summary", "name": "Summary", "data": [{"content": document_render(thing.description)}]}]
+    if thing.instructions:
+        parts.append(
+            {"type": "instructions", "name": "Instructions", "data": [{"content": document_render(thing.instructions)}]}
+        )
+    return parts
 
 
 class TagSerializer(serializers.Serializer):
@@ -139,6 +247,12 @@ class TagSerializer(serializers.Serializer):
 
     def get_things_url(self, tag) -> str:
         return api_url(f"tags/{quote(tag.name)}/things")
+
+    def wire_absolute_url(self, tag) -> str:
+        return f"/tag:{tag.name}"  # the site-relative page, as the live service wrote it
+
+    def to_representation(self, tag):
+        return wire.apply("Tag", super().to_representation(tag), tag, self)
 
 
 class CategorySerializer(serializers.Serializer):
@@ -162,8 +276,24 @@ class CategorySerializer(serializers.Serializer):
         # Categories carry no image of their own yet: the Things' placeholder, never an empty string.
         return site_url(static(links.PLACEHOLDER_THUMBNAIL))
 
+    def wire_id(self, category) -> int:
+        return category.pk
+
+    def to_representation(self, category):
+        return wire.apply("Category", super().to_representation(category), category, self)
+
 
 # --- inputs ------------------------------------------------------------------------------------------
+
+
+class TagInputField(StrictCharField):
+    """A tag name; in a wire version whose Things show tags as objects (apps.core.wire "ThingInput"),
+    also such an object, read as its `name`."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and wire.has(versions.of_context(self.context), "ThingInput"):
+            data = data.get("name")
+        return super().to_internal_value(data)
 
 
 def _text_field(**kwargs) -> StrictCharField:
@@ -191,10 +321,15 @@ class _ThingWriteInput(serializers.Serializer):
     instructions = _text_field(help_text='The field the spec prints as "the service" (docs/decisions.md).')
     is_wip = serializers.BooleanField(required=False)
     tags = serializers.ListField(
-        child=StrictCharField(allow_blank=True, trim_whitespace=False, max_length=rules.TAG_MAX_LENGTH * 2),
+        child=TagInputField(allow_blank=True, trim_whitespace=False, max_length=rules.TAG_MAX_LENGTH * 2),
         required=False,
         max_length=rules.THING_MAX_TAGS * 2,
         help_text="Replaces every tag. Each is normalised (spec §2); duplicates ignoring case are dropped.",
+    )
+    print_settings = PrintSettingsField(
+        required=False, allow_null=True,
+        help_text="Some of {printer, material, layer_height_mm, supports, infill_percent, nozzle_mm, notes}; "
+        "PATCH merges them over the current ones (a key given as null is cleared); null clears them all.",
     )
 
 

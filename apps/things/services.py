@@ -7,12 +7,12 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remove, counted_likes_release_for_user
-from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
+from apps.core.exceptions import NotFound, PreconditionFailed, RuleViolation, ValidationFailed
 from apps.core.licenses import THING_LICENSES
 from apps.things import counters, rules, selectors
-from apps.things.bodycache import thing_body_changed
 from apps.things.hooks import thing_index_forget, thing_index_sync, thing_reindex
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
+from apps.things.printsettings import print_settings_merge
 from apps.things.events import thing_event, thing_gone_event
 from apps.things.wire import user_event_dict
 
@@ -33,7 +33,7 @@ CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
 INDEXED_FIELDS = {"name", "description", "tags"}
 # What search filters by (apps.search's table copies them): a change to any of these syncs its row
 # (hooks.thing_index_sync).
-SEARCH_FILTER_FIELDS = {"license", "is_wip", "category"}
+SEARCH_FILTER_FIELDS = {"license", "is_wip", "category", "print_settings"}
 
 
 def _raise_if(errors: dict[str, list[str]]) -> None:
@@ -108,6 +108,7 @@ def thing_create(
     is_wip: bool = False,
     tags=(),
     ancestors=(),
+    print_settings: dict | None = None,
 ) -> Thing:
     """Create an unpublished Thing (spec §4.2 POST /things/) with its tags and remix links.
 
@@ -134,6 +135,7 @@ def thing_create(
         description=description,
         instructions=instructions,
         is_wip=is_wip,
+        print_settings=print_settings_merge(None, print_settings),
     )
     _tags_set(thing, tag_names)
     Remix.objects.bulk_create([Remix(derivative=thing, ancestor_id=i) for i in ancestor_ids])
@@ -143,7 +145,7 @@ def thing_create(
 
 
 @transaction.atomic
-def thing_update(*, thing: Thing, data: dict) -> Thing:
+def thing_update(*, thing: Thing, data: dict, if_version: int | None = None) -> Thing:
     """Change a Thing (spec §4.2 PATCH): the fields given only; `tags` replaces every tag.
 
     Side effects: re-indexes the Thing for search when its name, description or tags change, and
@@ -159,10 +161,17 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
     locked = counters.thing_get_locked(thing.pk)
     if locked is None:
         raise NotFound()  # deleted since the view read it
+    if if_version is not None and locked.version != if_version:
+        raise PreconditionFailed("The Thing changed since the version this request names (If-Match).")
     thing = locked
     changed = [field for field in CONTENT_FIELDS if field in data and getattr(thing, field) != data[field]]
     for field in changed:
         setattr(thing, field, data[field])
+    if "print_settings" in data:  # an object merges over the current one (printsettings.py); null clears
+        settings = print_settings_merge(thing.print_settings, data["print_settings"])
+        if settings != thing.print_settings:
+            thing.print_settings = settings
+            changed.append("print_settings")
     if "category" in data and thing.category_id != (category.pk if category else None):
         thing.category = category
         changed.append("category")
@@ -182,13 +191,17 @@ def thing_update(*, thing: Thing, data: dict) -> Thing:
     return thing
 
 
-def thing_delete(*, thing: Thing) -> None:
+def thing_delete(*, thing: Thing, if_version: int | None = None) -> None:
     """Delete a Thing irreversibly (spec §4.2). Its likes, watches, tags and remix links go with it, and
     so does its row in every list and in search (its search row by ON DELETE CASCADE).
 
     Side effects: cached search windows are stale (apps.search.window); a thing_deleted webhook event
     (none for a hidden Thing: its thing_deleted went out when it was hidden)."""
     with transaction.atomic():
+        if if_version is not None:  # If-Match: only the version the caller saw (under the row's lock)
+            locked = counters.thing_get_locked(thing.pk)
+            if locked is not None and locked.version != if_version:
+                raise PreconditionFailed("The Thing changed since the version this request names (If-Match).")
         deleted, _ = Thing.objects.filter(pk=thing.pk).delete()
         thing_index_forget(thing_ids=[thing.pk])
         if deleted and not thing.is_hidden:
@@ -288,8 +301,7 @@ def thing_likes_release_for_user(*, user) -> None:
 def thing_toggle_watch(*, user, thing: Thing) -> bool:
     """spec §3 toggle-watch: watching ↔ not watching. Returns whether the user now watches the Thing."""
     with transaction.atomic():
-        # The viewer's cached is_watched (apps.things.bodycache) rides on the Thing's version.
-        thing_body_changed(thing_ids=[thing.pk])
+        # The viewer's is_watched is read per request (apps.things.bodycache.thing_state), never cached.
         deleted, _ = Watch.objects.filter(user=user, thing=thing).delete()
         if deleted:
             return False

@@ -1,20 +1,12 @@
-"""Cached Thing bodies (apps.things.bodycache) follow the rows they are built from, whatever changed them:
-the Thing itself (any save: content, publication, privacy, moderation; any delete, cascades included),
-its creator's summary (name, avatar), its category's name and its tags' names."""
+"""Cached Thing bodies (apps.things.bodycache) follow the rows they are built from besides the Thing's
+own (whose every UPDATE moves its version in the database, migration things.0010; a deleted Thing has no
+row to match): its creator's summary (name, avatar), its category's name and its tags' names move the
+versions of the Things showing them, in the same transaction."""
 from django.contrib.auth import get_user_model
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_save
 
-from apps.things.bodycache import CREATOR_SUMMARY_FIELDS, thing_body_changed, thing_body_changed_for
-from apps.things.models import Category, Tag, Thing
-
-
-def _thing_saved(sender, instance, raw=False, **kwargs) -> None:
-    if not raw:
-        thing_body_changed(thing_ids=[instance.pk])
-
-
-def _thing_deleted(sender, instance, **kwargs) -> None:
-    thing_body_changed(thing_ids=[instance.pk])
+from apps.things.bodycache import CREATOR_SUMMARY_FIELDS, thing_body_changed_for
+from apps.things.models import Category, Tag
 
 
 def _user_saved(sender, instance, raw=False, created=False, update_fields=None, **kwargs) -> None:
@@ -36,8 +28,6 @@ def _tag_saved(sender, instance, raw=False, created=False, **kwargs) -> None:
 
 
 def body_cache_signals_connect() -> None:
-    post_save.connect(_thing_saved, sender=Thing, dispatch_uid="thing-body-thing-save")
-    post_delete.connect(_thing_deleted, sender=Thing, dispatch_uid="thing-body-thing-delete")
     post_save.connect(_user_saved, sender=get_user_model(), dispatch_uid="thing-body-user-save")
     post_save.connect(_category_saved, sender=Category, dispatch_uid="thing-body-category-save")
     post_save.connect(_tag_saved, sender=Tag, dispatch_uid="thing-body-tag-save")

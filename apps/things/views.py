@@ -12,6 +12,8 @@ from apps.core.views import ApiView
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.api import ok, paginated_response, parse_input, parse_patch
+from apps.core.exceptions import NotFound, PreconditionFailed
+from apps.core.lookups import viewer_id
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
 from apps.oauth.fastpath import cached_get_view
 from apps.things import bodies, bodycache, selectors, services
@@ -33,9 +35,29 @@ MATRIX = (
 
 
 def _thing_response(request, thing_id, status=200) -> Response:
-    # Re-read after a write: the body shows the stored state with the caller's is_liked/is_watched.
+    # Re-read after a write: the body shows the stored state with the caller's is_liked/is_watched, and
+    # its ETag (the version a next If-Match names).
     thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user)
-    return Response(ThingSerializer(thing, context={"request": request}).data, status=status)
+    data = ThingSerializer(thing, context={"request": request}).data
+    etag = bodies.thing_etag(thing.version, data["is_liked"], data["is_watched"])
+    return Response(data, status=status, headers={"ETag": etag})
+
+
+def _if_match_version(request, thing) -> int | None:
+    """The Thing's version an `If-Match` holds the write to (None: no If-Match, or `*`); 412 when it
+    names no current representation of the Thing for this caller (strong comparison). The service
+    checks the version again under the row's lock, so a write between the two is refused too."""
+    header = request.headers.get("If-Match")
+    if not header:
+        return None
+    state = bodycache.thing_state(thing.pk, viewer_id(request.user))
+    if state is None:
+        raise NotFound()
+    if header.strip() == "*":
+        return None
+    if not bodies.etag_in(header, bodies.thing_etag(state[0], state[2], state[3]), weak=False):
+        raise PreconditionFailed("The Thing changed since the version this request names (If-Match).")
+    return state[0]
 
 
 class ThingCreateView(ApiView):
@@ -57,8 +79,12 @@ class ThingDetailView(ApiView):
         parameters=[THING_PARAM], responses=ThingSerializer, summary="Get a Thing", description=MATRIX
     )
     def get(self, request, thing_id):
-        # The cached public body plus the caller's is_liked/is_watched (bodycache), else built as before.
-        return Response(bodies.thing_detail_data(thing_id, viewer=request.user, request=request))
+        # The cached public body plus the caller's is_liked/is_watched (bodycache), else built as before;
+        # 304 when If-None-Match names its ETag (the same answer as the cached path's, bodies).
+        data, etag = bodies.thing_detail_answer(thing_id, viewer=request.user, request=request)
+        if bodies.etag_in(request.headers.get("If-None-Match"), etag, weak=True):
+            return Response(status=304, headers={"ETag": etag})
+        return Response(data, headers={"ETag": etag})
 
     @extend_schema(
         parameters=[THING_PARAM],
@@ -69,10 +95,11 @@ class ThingDetailView(ApiView):
     def patch(self, request, thing_id):
         # 404/403 before 400: a caller learns nothing about input rules on someone else's Thing.
         thing = selectors.thing_get_own(thing_id, viewer=request.user)
+        if_version = _if_match_version(request, thing)
         data = parse_patch(
             ThingUpdateInput, request, current=lambda: ThingSerializer(thing, context={"request": request}).data
         )
-        services.thing_update(thing=thing, data=data)
+        services.thing_update(thing=thing, data=data, if_version=if_version)
         return _thing_response(request, thing.pk)
 
     @extend_schema(
@@ -83,7 +110,7 @@ class ThingDetailView(ApiView):
     )
     def delete(self, request, thing_id):
         thing = selectors.thing_get_own(thing_id, viewer=request.user)
-        services.thing_delete(thing=thing)
+        services.thing_delete(thing=thing, if_version=_if_match_version(request, thing))
         return ok()
 
 
@@ -93,7 +120,7 @@ thing_detail = cached_get_view(
     ThingDetailView,
     keys=lambda request, user_id, thing_id: bodycache.detail_keys(thing_id, user_id),
     answer=lambda request, ready, thing_id: bodies.thing_detail_cached(
-        thing_id, user_id=ready.user_id, values=ready.values
+        thing_id, user_id=ready.user_id, values=ready.values, if_none_match=request.headers.get("If-None-Match")
     ),
 )
 
@@ -234,7 +261,7 @@ class UserThingsView(ApiView):
     def get(self, request, username):
         owner = user_get_by_name(username, viewer=request.user)
         things = selectors.thing_list_for_user(owner=owner, viewer=request.user)
-        return paginated_response(request, things, ThingShortSerializer, view=self)
+        return paginated_response(request, things, ThingShortSerializer, view=self, empty_page_404_in_live_wire=True)
 
 
 class UserLikesView(ApiView):
@@ -247,7 +274,7 @@ class UserLikesView(ApiView):
     def get(self, request, username):
         user = user_get_by_name(username, viewer=request.user)
         things = selectors.thing_list_liked_by(user=user, viewer=request.user)
-        return paginated_response(request, things, ThingShortSerializer, view=self)
+        return paginated_response(request, things, ThingShortSerializer, view=self, empty_page_404_in_live_wire=True)
 
 
 class UserFavoritesView(ApiView):

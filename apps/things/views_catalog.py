@@ -50,31 +50,34 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
     compiled = selectors.thing_list_ids_compiled(list_name) if list_name and not staff else None
 
     def ids_page():
+        """([(id, version)], page number, pages): the versions the page's cached short forms and its kept
+        page are validated by, read by the same statement as the ids."""
         if compiled is not None:
             ids_source = compiled.bound()  # the statement compiled once (apps.core.compiled)
         else:
             with selectors.thing_ids_only():
-                ids_source = things().values_list("pk", flat=True)
+                ids_source = things().values_list("pk", "version")
         paginator = LinkHeaderPagination()
-        ids = paginator.paginate_queryset(ids_source, request, view=view)
-        return ids, paginator.page.number, paginator.page.paginator.num_pages
+        pairs = paginator.paginate_queryset(ids_source, request, view=view)
+        return [tuple(p) for p in pairs], paginator.page.number, paginator.page.paginator.num_pages
 
     if list_name is not None and not staff:
         shorts, number, pages = bodies.list_page_read(list_name, request, ids_page)
     else:
-        ids, number, pages = ids_page()
-        shorts = bodies.thing_short_list(ids, request=request)
+        pairs, number, pages = ids_page()
+        shorts = bodies.thing_short_list([tid for tid, _ in pairs], request=request, known=dict(pairs))
     return Response(shorts, headers={"Link": link_header(request, number, pages)})
 
 
 def _cached_list(view_class, name: str):
-    """`view_class` with its kept pages answered in one Redis round trip and one version check, without
+    """`view_class` with its kept pages answered in one Redis round trip and one statement checking them
+    against the database (bodies.list_page_cached), without
     DRF's dispatch (apps.oauth.fastpath; bodies.LIST_PAGES): what a cached page would answer."""
 
     def answer(request, ready):
-        if ready.is_staff or len(ready.values) != 2:
+        if ready.is_staff or len(ready.values) != 1:
             return None  # staff see hidden Things; a page not kept
-        found = bodies.list_page_cached(name, ready.values)
+        found = bodies.list_page_cached(name, ready.values, request.GET)
         if found is None:
             return None
         body, number, pages = found

@@ -11,7 +11,10 @@ import json
 from datetime import UTC, datetime
 from functools import cache
 
+from urllib.parse import quote
+
 from django.templatetags.static import static
+from django.utils.crypto import salted_hmac
 
 from apps.accounts.links import iso8601
 from apps.core.api import api_url, site_url
@@ -48,6 +51,30 @@ def file_api_url(file_id: int) -> str:
 
 def file_download_url(file_id: int) -> str:
     return api_url(f"files/{file_id}/download")
+
+
+# A file's `direct_url` (docs/decisions.md: Wire versions): the files a printer or slicer takes.
+PRINTABLE_EXTENSIONS = frozenset({"stl", "obj", "3mf", "amf", "ply", "gcode", "gco", "g", "x3g", "bgcode"})
+
+
+def file_is_printable(name: str) -> bool:
+    return name.rpartition(".")[2].lower() in PRINTABLE_EXTENSIONS if "." in name else False
+
+
+def file_direct_token(file_id: int, key: str) -> str:
+    """The capability in a file's direct URL: an HMAC of the file and its stored object (a replaced
+    object, a deleted file: the old URL stops working)."""
+    return salted_hmac("thingyard.file-direct", f"{int(file_id)}:{key}").hexdigest()[:32]
+
+
+def file_direct_url(file) -> str | None:
+    """A URL on the service that answers the file's bytes to a plain GET, with or without an
+    Authorization header (a presigned store URL fails when a client sends its bearer header along);
+    None for a file that is not printable (a PDF, a picture), as on the live service."""
+    if not file_is_printable(file.name):
+        return None
+    name = quote(file.name.replace("/", "_"), safe="")
+    return api_url(f"files/{file.pk}/direct/{file_direct_token(file.pk, file.key)}/{name}")
 
 
 def file_public_url(thing_id: int, file_id: int) -> str:

@@ -10,27 +10,38 @@
   file or an image, feature an image, reorder the images.
 """
 
-from django.http import Http404, HttpResponseRedirect, JsonResponse
+from pathlib import PurePosixPath
+
+from botocore.exceptions import ClientError
+from django.http import Http404, HttpResponseRedirect, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_POST, require_safe
 
 from apps.core.exceptions import DomainError, NotFound
 from apps.core.site import done, json_body, login_required_page, refused, wants_json
 from apps.things import rules as thing_rules
 from apps.core.sections import PageSection, page_section_register
 from apps.things.selectors import thing_get_for_edit, thing_get_for_page
-from apps.uploads import links
+from apps.uploads import links, slicers, store
 from apps.uploads.files import selectors, services
 from apps.uploads.flow import selectors as flow_selectors
 from apps.uploads.flow import services as flow_services
-from apps.uploads.models import ProcessingStatus, Upload
+from apps.uploads.models import ProcessingStatus, ThingFile, Upload
 from apps.uploads.packages.services import thing_package_url
 
 # What a browser may preview in 3D: the processing writes a three.js geometry for these (processing.stl).
 PENDING_STATES = {ProcessingStatus.PROCESSING}
-STATUS_LABELS = {"processing": "Processing", "live": "Live", "failed": "Failed"}
+STATUS_LABELS = {"processing": "Processing", "live": "Live", "failed": "Failed", "stalled": "Not processed"}
+
+
+def _state(record) -> tuple[str, str]:
+    """The state a page shows (issue 23: never silent): `stalled` for a row still processing past
+    settings.PROCESSING_STALLED_SECONDS, with the error that says so; else the row's own."""
+    if selectors.processing_is_stalled(record):
+        return "stalled", selectors.processing_error_of(record)
+    return record.status, record.processing_error
 
 
 # --- rows the templates show -----------------------------------------------------------------------
@@ -48,13 +59,15 @@ def _dimensions(meta: dict) -> str:
 
 def file_row(file, *, thing_id: int) -> dict:
     meta = file.geometry if isinstance(file.geometry, dict) else {}
+    status, error = _state(file)
     return {
         "id": file.pk,
         "name": file.name,
         "size": links.formatted_size(file.size),
-        "status": file.status,
-        "status_label": STATUS_LABELS.get(file.status, file.status),
-        "error": file.processing_error,
+        "status": status,
+        "status_label": STATUS_LABELS.get(status, status),
+        "error": error,
+        "retry": f"/thing:{thing_id}/files/{file.pk}/retry" if status == "stalled" else "",
         "triangles": meta.get("triangles"),
         "dimensions": _dimensions(meta),
         "thumbnail": links.file_thumbnail_url(file),
@@ -63,6 +76,7 @@ def file_row(file, *, thing_id: int) -> dict:
         else "",
         "download": f"/thing:{thing_id}/files/{file.pk}/download",
         "is_live": file.status == ProcessingStatus.LIVE,
+        "slicers": slicers.slicer_links(file.pk, file.name) if file.status == ProcessingStatus.LIVE else [],
     }
 
 
@@ -72,12 +86,14 @@ def image_row(image) -> dict:
         return found[0]["url"] if found else ""
 
     original = links.store_url(image.key)
+    status, error = _state(image)
     return {
         "id": image.pk,
         "name": image.name,
-        "status": image.status,
-        "status_label": STATUS_LABELS.get(image.status, image.status),
-        "error": image.processing_error,
+        "status": status,
+        "status_label": STATUS_LABELS.get(status, status),
+        "error": error,
+        "retry": f"/thing:{image.thing_id}/images/{image.pk}/retry" if status == "stalled" and image.thing_id else "",
         "featured": image.featured,
         "display": variant("display", "large") or variant("display", "medium") or original,
         "thumb": variant("thumb", "medium") or variant("thumb", "large") or original,
@@ -181,6 +197,38 @@ def file_download_page(request, thing_id: int, file_id: int):
     except NotFound:
         raise Http404 from None
     return HttpResponseRedirect(services.file_download(file=file, user=request.user))
+
+
+@never_cache
+@require_safe
+def file_open(request, file_id: int, token: str, name: str):
+    """/files/<id>/open/<token>/<name>: the bytes of a live file for a slicer opened by "Open in slicer"
+    (apps/uploads/slicers.py): no session, the signed token is the permission. A Thing hidden since, a
+    file gone or no longer live, a bad or expired token: 404. Counted as a download (of nobody)."""
+    if not slicers.file_open_token_valid(file_id, token):
+        raise Http404("This link has expired: open the Thing's page again.")
+    file = (ThingFile.objects.filter(pk=file_id, status=ProcessingStatus.LIVE, thing__is_hidden=False)
+            .only("id", "thing_id", "key", "name", "size").first())
+    if file is None:
+        raise Http404
+    try:
+        body = store.open_stream(file.key)
+    except ClientError:
+        raise Http404 from None
+    services.file_download(file=file, user=None)
+
+    def chunks():
+        try:
+            while chunk := body.read(1 << 20):
+                yield chunk
+        finally:
+            body.close()
+
+    response = StreamingHttpResponse(chunks(), content_type=slicers.CONTENT_TYPES.get(
+        PurePosixPath(file.name.lower()).suffix, "application/octet-stream"))
+    response["Content-Disposition"] = store.content_disposition(file.name)
+    response["Content-Length"] = str(file.size)
+    return response
 
 
 @never_cache
@@ -339,6 +387,33 @@ def image_delete_page(request, thing_id: int, image_id: int):
         raise Http404 from None
     services.image_delete(image=image)
     return done(request, message=f"“{image.name}” was deleted.", next_url=_edit_url(thing))
+
+
+@login_required_page
+@require_POST
+def file_retry_page(request, thing_id: int, file_id: int):
+    """"Try again" on a file whose processing stalled (issue 23): queued again, the page polls again."""
+    thing = _own_or_404(request, thing_id)
+    try:
+        file = selectors.thing_file_get(thing=thing, file_id=file_id, viewer=request.user)
+    except NotFound:
+        raise Http404 from None
+    queued = services.processing_retry(record=file)
+    message = f"“{file.name}” is queued for processing again." if queued else f"“{file.name}” is not stalled."
+    return done(request, message=message, data={"queued": queued}, next_url=_edit_url(thing))
+
+
+@login_required_page
+@require_POST
+def image_retry_page(request, thing_id: int, image_id: int):
+    thing = _own_or_404(request, thing_id)
+    try:
+        image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
+    except NotFound:
+        raise Http404 from None
+    queued = services.processing_retry(record=image)
+    message = f"“{image.name}” is queued for processing again." if queued else f"“{image.name}” is not stalled."
+    return done(request, message=message, data={"queued": queued}, next_url=_edit_url(thing))
 
 
 @login_required_page

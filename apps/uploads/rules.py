@@ -6,7 +6,7 @@ import unicodedata
 import uuid
 from datetime import datetime
 
-from apps.uploads.models import Upload
+from apps.uploads.models import ProcessingStatus, Upload
 
 FILENAME_MAX_LENGTH = 255
 IMAGE_EXTENSIONS = frozenset({"jpg", "jpeg", "png", "gif", "webp"})
@@ -46,6 +46,29 @@ IMAGE_ONLY_KINDS = frozenset(
         Upload.Kind.GROUP_IMAGE,
     }
 )
+
+# What a Thing's files may be (issue 26: an allow-list per kind of file, by extension, before the upload
+# starts; the content is sniffed again at finalize: content_executable_kind). Anything else is refused
+# with the list, executables and scripts by name.
+FILE_TYPES = {
+    "3D models": frozenset({
+        "stl", "3mf", "obj", "amf", "ply", "off", "step", "stp", "iges", "igs", "scad", "f3d", "f3z", "fcstd",
+        "blend", "skp", "dxf", "dwg", "svg", "gcode", "bgcode", "gco", "x3g", "3ds", "dae", "fbx", "glb", "gltf",
+        "wrl", "x3d", "sldprt", "sldasm", "ipt", "iam", "123dx", "lys", "ctb", "chitubox", "ldr", "mpd", "brep",
+    }),
+    "images": IMAGE_EXTENSIONS | frozenset({"bmp", "tif", "tiff", "heic", "avif"}),
+    "documents": frozenset({
+        "pdf", "txt", "md", "rtf", "doc", "docx", "odt", "csv", "xls", "xlsx", "ods", "ini", "cfg", "json",
+        "yaml", "yml", "xml", "ino", "c", "h", "cpp", "py", "ttf", "otf",
+    }),
+    "archives": frozenset({"zip", "7z", "rar", "tar", "gz", "tgz", "bz2", "xz"}),
+}
+THING_FILE_EXTENSIONS = frozenset().union(*FILE_TYPES.values())
+# Named in the refusal: programs a visitor's computer would run.
+EXECUTABLE_EXTENSIONS = frozenset({
+    "exe", "dll", "msi", "com", "scr", "bat", "cmd", "ps1", "vbs", "vbe", "js", "jse", "wsf", "hta", "jar",
+    "sh", "bash", "zsh", "command", "app", "dmg", "pkg", "apk", "deb", "rpm", "elf", "bin", "run", "lnk",
+})
 
 # Error types of a finalize that cannot succeed (docs/decisions.md: Errors; spec §7 "Finalize fails").
 UPLOAD_MISSING = "UPLOAD_MISSING"
@@ -107,6 +130,40 @@ def upload_kind_accepts(kind: str, name: str) -> bool:
     return kind not in IMAGE_ONLY_KINDS or filename_is_image(name)
 
 
+def thing_file_type_problem(name: str) -> str | None:
+    """Why a Thing file named `name` is refused before its upload starts, or None (FILE_TYPES)."""
+    ext = filename_extension(name)
+    if ext in THING_FILE_EXTENSIONS:
+        return None
+    kinds = "3D models (stl, 3mf, obj, step...), images, documents (pdf, txt...) or archives (zip...)"
+    if ext in EXECUTABLE_EXTENSIONS:
+        return f"Programs and scripts (.{ext}) cannot be uploaded. A Thing's files may be {kinds}: docs/uploads.md."
+    what = f".{ext} files" if ext else "Files without an extension"
+    return f"{what} cannot be uploaded. A Thing's files may be {kinds}: docs/uploads.md."
+
+
+SNIFF_BYTES = 4096
+_MACH_O = (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe")
+
+
+def content_executable_kind(head: bytes) -> str | None:
+    """What program `head` (the first SNIFF_BYTES of a file) starts, or None: a Windows program (MZ with a
+    PE header where the DOS header says), an ELF or Mach-O binary (or a universal one), or a script
+    (`#!`). A plain "MZ" without its PE header is not enough (a binary STL's free 80-byte header may
+    start so)."""
+    if head.startswith(b"MZ") and len(head) >= 64:
+        offset = int.from_bytes(head[60:64], "little")
+        if 64 <= offset <= len(head) - 4 and head[offset:offset + 4] == b"PE\0\0":
+            return "a Windows program"
+    if head.startswith(b"\x7fELF"):
+        return "an ELF program"
+    if head[:4] in _MACH_O:
+        return "a macOS program"
+    if head.startswith(b"#!"):
+        return "a script"
+    return None
+
+
 def object_key(*, owner_id: int, name: str, token: str | None = None) -> str:
     """`uploads/<owner id>/<random>/<safe name>`: unique, unguessable, and ASCII whatever the name is."""
     safe = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
@@ -163,3 +220,23 @@ def upload_failure_type(upload: Upload) -> str:
         return UPLOAD_EXPIRED
     error_type = upload.error.split(":", 1)[0]
     return error_type if error_type in MESSAGES else UPLOAD_FAILED
+
+
+# --- processing that never stays silent (issue 23) -----------------------------------------------------
+
+
+def processing_is_stalled(*, status: str, since: datetime | None, now: datetime, after_seconds: float) -> bool:
+    """A file or image still `processing` `after_seconds` after it was queued (or last retried): its worker
+    or its broker is gone, or its retries are running out. The site shows an error and a retry, the API
+    the same error in `processing_error`; the row itself stays `processing` (its task may still come)."""
+    return (
+        status == ProcessingStatus.PROCESSING
+        and since is not None
+        and (now - since).total_seconds() > after_seconds
+    )
+
+
+def processing_stalled_message(*, after_seconds: float) -> str:
+    minutes = max(1, round(after_seconds / 60))
+    unit = "minute" if minutes == 1 else "minutes"
+    return f"Processing has not finished after {minutes} {unit}. Its owner can try again."

@@ -215,6 +215,11 @@ def get_bytes(key: str) -> bytes:
     return _call(client().get_object, Key=key)["Body"].read()
 
 
+def read_head(key: str, size: int) -> bytes:
+    """The object's first `size` bytes (one ranged GET; fewer when the object is shorter)."""
+    return _call(client().get_object, Key=key, Range=f"bytes=0-{size - 1}")["Body"].read()
+
+
 def open_stream(key: str):
     """The object's body as a readable stream (botocore StreamingBody); close it when done."""
     return _call(client().get_object, Key=key)["Body"]
@@ -389,6 +394,36 @@ def post_form(
     fields["Content-Type"] = content_type
     fields["Content-Disposition"] = content_disposition
     return {"action": bucket_url(), "fields": fields}
+
+
+def post_form_verify(fields, *, size: int, now: datetime | None = None) -> dict | None:
+    """The policy of a form `post_form` signed, when `fields` (as posted) carry our signature of it, it
+    has not expired, and every field and the file's `size` meet its conditions, as the store checks
+    them; None otherwise. (The upload relay of the `thingiverse` wire stores the bytes itself.)"""
+    policy_b64 = fields.get("policy") or ""
+    secret = settings.S3_SECRET_ACCESS_KEY
+    if "x-amz-signature" in fields:
+        date = (fields.get("x-amz-date") or "")[:8]
+        expected, given = sign_v4(policy_b64, secret, date=date, region=settings.S3_REGION), fields["x-amz-signature"]
+    else:
+        expected, given = sign_v2(policy_b64, secret), fields.get("signature") or ""
+    if not policy_b64 or not hmac.compare_digest(expected.encode(), given.encode()):
+        return None
+    try:
+        policy = json.loads(base64.b64decode(policy_b64, validate=True))
+        expires = datetime.strptime(policy["expiration"], "%Y-%m-%dT%H:%M:%S.000Z").replace(tzinfo=UTC)
+        conditions = list(policy["conditions"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    if expires <= (now or datetime.now(UTC)):
+        return None
+    for condition in conditions:
+        if isinstance(condition, dict):
+            if any(fields.get(name) != value for name, value in condition.items()):
+                return None
+        elif condition[0] == "content-length-range" and not condition[1] <= size <= condition[2]:
+            return None
+    return policy
 
 
 # --- Fast presigned GET URLs for API bodies (added by the files/images reader: apps/uploads/links.py) ---

@@ -5,6 +5,7 @@ choose defaults for values the environment leaves unset, never read it themselve
 """
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import environ
 
@@ -46,12 +47,16 @@ UPLOAD_VERIFY_DELAY_SECONDS = env.int("UPLOAD_VERIFY_DELAY_SECONDS", default=300
 # Processing limits against hostile input (decompression bombs, absurd meshes).
 UPLOADS_IMAGE_MAX_PIXELS = env.int("UPLOADS_IMAGE_MAX_PIXELS", default=50_000_000)
 UPLOADS_STL_MAX_TRIANGLES = env.int("UPLOADS_STL_MAX_TRIANGLES", default=5_000_000)
+# Vertices a 3MF or OBJ may declare (docs/uploads.md); their triangles count against the limit above.
+UPLOADS_MODEL_MAX_VERTICES = env.int("UPLOADS_MODEL_MAX_VERTICES", default=5_000_000)
 # Worker time per file or image processing task (docs/reliability.md: finding 8). At the soft limit the
 # file fails as too complex; the hard limit (soft + grace) kills a run that ignored it, and fails it too.
 PROCESSING_TIME_LIMIT_SECONDS = env.float("PROCESSING_TIME_LIMIT_SECONDS", default=60.0)
 PROCESSING_HARD_TIME_LIMIT_SECONDS = env.float(
     "PROCESSING_HARD_TIME_LIMIT_SECONDS", default=PROCESSING_TIME_LIMIT_SECONDS + 15
 )
+# Issue 23: a file or image still processing this long after it was queued shows an error and a retry.
+PROCESSING_STALLED_SECONDS = env.float("PROCESSING_STALLED_SECONDS", default=180.0)
 EMAIL_URL = env.str("EMAIL_URL", default="consolemail://")
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Thingyard <no-reply@thingyard.local>")
 RATE_LIMIT_REQUESTS = env.int("RATE_LIMIT_REQUESTS", default=300)
@@ -67,6 +72,10 @@ UNAPPROVED_APP_USER_LIMIT = env.int("UNAPPROVED_APP_USER_LIMIT", default=10)
 ALLOW_PRIVATE_WEBHOOK_URLS = env.bool("ALLOW_PRIVATE_WEBHOOK_URLS", default=False)
 # Orders: dotted path of the payment backend (apps.orders.payments); the default charges nobody.
 PAYMENT_BACKEND = env.str("PAYMENT_BACKEND", default="apps.orders.payments.TestPaymentBackend")
+# A backend that charges nobody is refused in production unless this is set (apps.orders.checks);
+# development, tests and the quick start accept it.
+PAYMENT_ALLOW_TEST_BACKEND_ENV = env.bool("PAYMENT_ALLOW_TEST_BACKEND", default=False)
+PAYMENT_ALLOW_TEST_BACKEND = True
 LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 # The quick start's own state (`make run`): its SQLite database, file broker, logs.
 RUN_DIR = Path(env.str("THINGYARD_RUN_DIR", default=str(BASE_DIR / ".run")))
@@ -123,7 +132,16 @@ MIDDLEWARE = [
 
 # The admin looks for the session, authentication and messages middleware by name; PageMiddleware runs
 # all three for every admin (session-cookie) request, so its checks do not apply.
-SILENCED_SYSTEM_CHECKS = ["admin.E408", "admin.E409", "admin.E410"]
+# Each other silenced id is a false alarm of `check --deploy`, with its reason in docs/security.md
+# ("check --deploy"): CSRF runs inside PageMiddleware; the spec needs the implicit grant, `?access_token=`
+# and http (loopback) callbacks; HSTS preload is the operator's choice; drf-spectacular's W001 is about
+# operation names of the spec's two path forms, not security.
+SILENCED_SYSTEM_CHECKS = [
+    "admin.E408", "admin.E409", "admin.E410",
+    "security.W003", "security.W021",
+    "oauth2_provider.W001", "oauth2_provider.W004", "oauth2_provider.W008",
+    "drf_spectacular.W001",
+]
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -191,7 +209,7 @@ STATICFILES_FINDERS = [
 # node_modules): only these files are served, as /static/<prefix>/<name> (apps/core/staticfiles.py).
 NODE_MODULES_DIR = BASE_DIR / "node_modules"
 NODE_STATIC_FILES = [
-    ("vendor/three", "three/build", ["three.module.js", "three.core.js"]),
+    ("vendor/three", "three/build", ["three.module.min.js", "three.core.min.js"]),
     ("vendor/three/addons/controls", "three/examples/jsm/controls", ["OrbitControls.js"]),
     # Swagger UI at /docs/; the two oauth2-redirect files are also served as /docs/oauth2-redirect.html
     # (apps/core/views.py), the callback URL Swagger's "Authorize" sends users back to.
@@ -234,16 +252,30 @@ vars().update(EMAIL_CONFIG)
 # Fails open (apps/core/cache.py): a Redis outage costs queries, never requests; short socket timeouts
 # keep a hung Redis from holding them (docs/reliability.md).
 CACHE_REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 1.0}
+
+
+def cache_key_prefix(database: dict) -> str:
+    """Issue 24: every cache key (and rate-limit counter) carries the instance's identity, so instances
+    sharing a Redis (bench servers, staging beside production) never read each other's entries. Default:
+    derived from the database's host, port and name; CACHE_KEY_PREFIX overrides it."""
+    import hashlib
+
+    identity = f"{database.get('HOST', '')}:{database.get('PORT', '')}/{database.get('NAME', '')}"
+    return "ty" + hashlib.sha256(identity.encode()).hexdigest()[:10]
+
+
+CACHE_KEY_PREFIX = env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(DATABASES.get("default", {}))
 CACHES = (
     {
         "default": {
             "BACKEND": "apps.core.cache.FailOpenRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": CACHE_REDIS_OPTIONS,
+            "KEY_PREFIX": CACHE_KEY_PREFIX,
         }
     }
     if REDIS_URL
-    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "KEY_PREFIX": CACHE_KEY_PREFIX}}
 )
 
 # --- Django REST framework -------------------------------------------------------------------------
@@ -289,6 +321,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "apps.core.schema.oauth_flow_urls_absolute",
+        "apps.core.wire.schema_hook",  # the document of the wire version asked for
     ],
     "COMPONENT_SPLIT_REQUEST": True,
     "APPEND_COMPONENTS": {
@@ -317,11 +350,22 @@ SPECTACULAR_SETTINGS = {
 
 # --- OAuth2 provider (django-oauth-toolkit) --------------------------------------------------------
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth.Application"
+# Device sign-in (RFC 8628, docs/decisions.md: Device sign-in): device codes kept as checksums, user codes
+# indexed (apps.oauth.device.models).
+OAUTH2_PROVIDER_DEVICE_GRANT_MODEL = "oauth.DeviceGrant"
 OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL = "oauth2_provider.AccessToken"
 OAUTH2_PROVIDER_REFRESH_TOKEN_MODEL = "oauth2_provider.RefreshToken"
 OAUTH2_PROVIDER_ID_TOKEN_MODEL = "oauth2_provider.IDToken"
 OAUTH2_PROVIDER_GRANT_MODEL = "oauth2_provider.Grant"
-OAUTH2_PROVIDER = {
+
+
+def _pkce_required_for_client(client_id) -> bool:
+    from apps.oauth.validators import pkce_required_for_client  # the app's rule; apps load after settings
+
+    return pkce_required_for_client(client_id)
+
+
+OAUTH2_PROVIDER: dict[str, Any] = {
     "OAUTH2_VALIDATOR_CLASS": "apps.oauth.validators.ThingyardOAuth2Validator",
     "OAUTH2_BACKEND_CLASS": "apps.oauth.backends.AnyBodyOAuthLibCore",
     "ACCESS_TOKEN_GENERATOR": "apps.oauth.tokens.generate_token",
@@ -337,11 +381,28 @@ OAUTH2_PROVIDER = {
     # revoked, for public and confidential clients alike. No grace period: a retry needs the new token.
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
     "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
-    # Public clients must use PKCE; ThingyardOAuth2Validator.is_pkce_required decides per client.
-    "PKCE_REQUIRED": False,
+    # Public clients must use PKCE, confidential ones may (docs/decisions.md): a per-client policy, which
+    # ThingyardOAuth2Validator.is_pkce_required applies.
+    "PKCE_REQUIRED": _pkce_required_for_client,
+    # RFC 9700 (docs/security.md, issue 22): the password grant and PKCE `plain` refused by DOT too (the
+    # validator refused both already); the RFC 9207 `iss` in every authorization response.
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "OIDC_ISS_ENDPOINT": AUTH_BASE_URL,
+    # docs/security.md (issue 22, finding 6): access and refresh tokens are stored as their SHA-256
+    # checksum only (RFC 9700 §4); the `token` column stays empty (apps.oauth.signals for the project's
+    # own tokens).
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
     "SCOPES": {"read": "Read your data", "write": "Change your data"},
     "DEFAULT_SCOPES": ["read", "write"],
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
+    # Only the grant types docs/decisions.md names; any other is 400 unsupported_grant_type (apps.oauth.server).
+    "OAUTH2_SERVER_CLASS": "apps.oauth.server.ThingyardServer",
+    # DOT's default pre-token hook reads the device grant without checks (a 500 on a missing or unknown
+    # device_code); ThingyardOAuth2Validator.validate_device_code does that reading (apps.oauth.device).
+    "OAUTH_PRE_TOKEN_VALIDATION": [],
+    "DEVICE_FLOW_INTERVAL": 5,
 }
 
 # --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.cors) -------
@@ -369,7 +430,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # hour); the restore scan runs every 5 s. Longer than any task may run (processing's hard limit, 75 s) or
 # wait in a worker (countdowns are capped at 60 s: apps/core/enqueue.py), so a live worker's message is
 # not handed out twice. docs/reliability.md measures the recovery.
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     "visibility_timeout": 90,
     "unacked_restore_interval": 5,
     "unacked_restore_throttle": 1,
@@ -417,10 +478,17 @@ CELERY_BEAT_SCHEDULE: dict = {
     "webhooks-dispatch-due": {"task": "apps.webhooks.tasks.webhooks_dispatch_due", "schedule": 30.0},
     # Webhook deliveries whose worker died mid-attempt (claimed > 2 min ago) go back to pending.
     "webhooks-sweep-stale": {"task": "apps.webhooks.tasks.webhooks_sweep_stale", "schedule": 60.0},
+    # Device sign-ins long expired (their devices stopped polling): deleted (apps.oauth.device).
+    "oauth-device-grants-purge": {"task": "apps.oauth.device.tasks.device_grants_purge", "schedule": 3600.0},
 }
 # Task modules beyond each app's tasks.py (autodiscovered).
 # (The uploads parts' tasks keep their names from before the split: apps.uploads.tasks.upload_verify …)
-CELERY_IMPORTS = ["apps.uploads.flow.tasks", "apps.uploads.packages.tasks", "apps.uploads.processing.tasks"]
+CELERY_IMPORTS = [
+    "apps.uploads.flow.tasks",
+    "apps.uploads.packages.tasks",
+    "apps.uploads.processing.tasks",
+    "apps.oauth.device.tasks",
+]
 
 LOGGING = {
     "version": 1,

@@ -1,9 +1,25 @@
 """Quick start (`make run`): embedded defaults so the service runs with only Python present."""
 from .base import *  # noqa: F401,F403
-from .base import CELERY_BROKER_URL, DATABASE_URL, DATABASES, REDIS_URL, RUN_DIR, S3_ENDPOINT_URL, env
+from .base import (
+    CELERY_BROKER_URL,
+    DATABASE_URL,
+    DATABASES,
+    REDIS_URL,
+    RUN_DIR,
+    S3_ENDPOINT_URL,
+    STORAGES,
+    env,
+)
 
-DEBUG = True
+# DEBUG stays as base.py reads it (DJANGO_DEBUG, off by default): the quick start shows the site's own 404
+# and 500 pages, never Django's debug page listing every URL pattern (issue 23).
 RUN_DIR.mkdir(parents=True, exist_ok=True)
+# Static files as production serves them (issue 23): `make run` collects them into .run/static, WhiteNoise
+# serves them compressed (gzip, brotli) under hashed names with a year-long, immutable Cache-Control.
+# Before a collection (a test, `runserver` by hand) plain names, served by WhiteNoise from the finders.
+STATIC_ROOT = RUN_DIR / "static"
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "apps.core.staticfiles.CollectedOrFoundStaticFilesStorage"}}
+WHITENOISE_USE_FINDERS = not (STATIC_ROOT / "staticfiles.json").exists()
 if not DATABASE_URL:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": RUN_DIR / "thingyard.sqlite3"}}
 # docs/decisions.md (Quick start): the web process and the worker write to SQLite at the same moment, and
@@ -22,21 +38,17 @@ if not S3_ENDPOINT_URL:
     AWS_S3_ENDPOINT_URL = "http://127.0.0.1:9000"  # moto's S3 server, started by `make run`
 ALLOW_PRIVATE_WEBHOOK_URLS = True
 SECURE_SSL_REDIRECT = False
-if not (CELERY_BROKER_URL.startswith("redis") or REDIS_URL):
-    # A broker in plain files: the web process and `celery worker` share it without any server.
-    # Every folder of the transport under .run/: kombu's default puts its `control` (broadcast) folder
-    # in the working directory, i.e. the checkout.
-    _broker = RUN_DIR / "broker"
-    for _sub in ("in", "processed", "control"):
-        (_broker / _sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = "filesystem://"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_broker / "in"),
-        "data_folder_out": str(_broker / "in"),
-        "processed_folder": str(_broker / "processed"),
-        "control_folder": str(_broker / "control"),
-        "store_processed": False,
-    }
+if CELERY_BROKER_URL == "memory://" and not REDIS_URL:
+    # docs/decisions.md (Quick start: supervised, a broker in SQLite): kombu's SQLAlchemy transport on a
+    # SQLite file of its own, shared by the web process, the worker and beat without any server. Every
+    # write is a SQLite transaction (a consumer takes a message under BEGIN IMMEDIATE), so concurrent
+    # producers and the consumer never see half a message, as kombu's file broker did (JSONDecodeError).
+    # `timeout` is SQLite's busy timeout: a writer waits for the other instead of failing. The transport
+    # is kombu's, safe for several processes' first use at once (apps/core/quickbroker.py); the URL is
+    # SQLAlchemy's (kombu refuses an import path in a URL's scheme, so the transport is named apart).
+    CELERY_BROKER_TRANSPORT = "apps.core.quickbroker:Transport"
+    CELERY_BROKER_URL = f"sqlite:///{RUN_DIR / 'broker.sqlite3'}"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"connect_args": {"timeout": 30}}
 # Outgoing mail (password resets, address confirmations) as files under .run/mail/ unless EMAIL_URL names
 # a real server: open the newest file to follow a link (README, quick start).
 if not env.str("EMAIL_URL", default=""):

@@ -2,7 +2,14 @@
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F401,F403
-from .base import DATABASE_URL, REDIS_URL, SECRET_KEY, SECURE_COOKIES_ENV, SECURE_SSL_REDIRECT_ENV
+from .base import (
+    DATABASE_URL,
+    PAYMENT_ALLOW_TEST_BACKEND_ENV,
+    REDIS_URL,
+    SECRET_KEY,
+    SECURE_COOKIES_ENV,
+    SECURE_SSL_REDIRECT_ENV,
+)
 
 if not DATABASE_URL:
     raise ImproperlyConfigured("DATABASE_URL is required in production")
@@ -12,11 +19,15 @@ if SECRET_KEY.startswith("dev-insecure"):
     raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set in production")
 
 DEBUG = False
+# The test payment backend charges nobody: refused unless PAYMENT_ALLOW_TEST_BACKEND=true (apps.orders.checks).
+PAYMENT_ALLOW_TEST_BACKEND = PAYMENT_ALLOW_TEST_BACKEND_ENV
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = SECURE_SSL_REDIRECT_ENV
 SESSION_COOKIE_SECURE = SECURE_COOKIES_ENV
 CSRF_COOKIE_SECURE = SECURE_COOKIES_ENV
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 30
+# Every subdomain of the site's domain is HTTPS-only too (docs/security.md: check --deploy).
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 STORAGES = {
     "default": {"BACKEND": "storages.backends.s3.S3Storage"},

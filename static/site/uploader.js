@@ -56,7 +56,7 @@
 
   Item.prototype.state = function (state, label, detail) {
     this.el.setAttribute("data-state", state);
-    var css = { uploading: "pending", finalizing: "pending", processing: "processing", live: "live", failed: "failed" };
+    var css = { uploading: "pending", finalizing: "pending", processing: "processing", live: "live", failed: "failed", stalled: "failed" };
     this.badge.className = "badge badge-" + (css[state] || "pending");
     this.badge.textContent = label;
     if (detail !== undefined) this.detail.textContent = detail;
@@ -195,6 +195,8 @@
       if (!state || !item) return;
       if (state.status === "live") item.state("live", "Live", formatSize(item.file.size) + " · ready");
       else if (state.status === "failed") item.state("failed", "Failed", state.error || "Processing failed.");
+      // Issue 23: not processed in time (its worker or broker is gone); the file list offers "Try again".
+      else if (state.status === "stalled") item.state("stalled", "Not processed", state.error || "Processing has not finished.");
     });
   };
 

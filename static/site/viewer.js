@@ -8,7 +8,7 @@
  * two fingers). Without WebGL, or when the geometry cannot be loaded, the stage shows the model's render
  * (the PNG the processing also wrote) and says why.
  */
-// three.js (about 1.3 MB) is loaded when a model is first shown, not with every Thing page.
+// three.js (its minified build: about 750 KB, 190 KB compressed) is loaded when a model is first shown, not with every Thing page.
 let three = null;
 
 function loadThree() {

@@ -126,6 +126,7 @@ def test_view_on_site_works_wherever_the_admin_offers_it(superuser_client, world
     offered = set()
     for model, model_admin in admin.site._registry.items():
         obj = model._default_manager.order_by("pk").first()
+        assert obj is not None, f"the world has no {model.__name__}"
         opts = model._meta
         page = superuser_client.get(reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk]))
         link = re.search(r'href="([^"]+)" class="viewsitelink"', page.content.decode())
@@ -163,6 +164,7 @@ def test_every_admin_page_and_action_is_for_staff_with_the_permission_only(world
         assert response.status_code == 302 and "/admin/login/" in response["Location"], _label(model)
         assert staff.get(changelist).status_code == 403, _label(model)
         for action in model_admin.actions or ():
+            assert obj is not None, f"the world has no {model.__name__}"
             name = action if isinstance(action, str) else action.__name__
             for client in (plain, staff):
                 response = client.post(changelist, {"action": name, "_selected_action": [obj.pk], "apply": "1",

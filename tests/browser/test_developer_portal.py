@@ -124,7 +124,8 @@ def test_a_failing_webhook_shows_a_readable_error_then_goes_green_without_a_relo
     # The endpoint comes up; the retry (what a worker runs when it is due) gets through.
     endpoint.start()
     Delivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now())
-    assert webhook_services.webhook_deliver(delivery_id=delivery.pk).status == "succeeded"
+    retried = webhook_services.webhook_deliver(delivery_id=delivery.pk)
+    assert retried is not None and retried.status == "succeeded"
 
     page.wait_for_selector(f"#delivery-{delivery.pk}[data-status=succeeded]", timeout=15_000)
     assert page.evaluate("() => window.__sameDocument === true")  # no reload happened

@@ -331,7 +331,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for_port(port: int, timeout: float = 30) -> None:
+def _wait_for_port(port: int, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with socket.socket() as s:
@@ -341,11 +341,13 @@ def _wait_for_port(port: int, timeout: float = 30) -> None:
     raise SystemExit(f"fuzz: nothing listens on port {port}")
 
 
-def _wait_for_http(url: str, timeout: float = 60) -> None:
+def _wait_for_http(url: str, timeout: float = 240) -> None:
+    # Generous: in CI the fuzz run starts beside the test workers and lint on two cores, where gunicorn's
+    # workers have been seen to need more than a minute to import the project.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(url, timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=10) as response:
                 if response.status == 200:
                     return
         except OSError:

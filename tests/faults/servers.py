@@ -66,9 +66,10 @@ class PrivatePostgres:
     """A throwaway cluster (trust auth, fsync off) on a free port; run as `postgres` when we are root."""
 
     def __init__(self):
-        self.bindir = postgres_bindir()
-        if self.bindir is None:
+        bindir = postgres_bindir()
+        if bindir is None:
             raise RuntimeError("PostgreSQL server binaries (initdb) not found")
+        self.bindir: Path = bindir
         self.port = free_port()
         self.dir = Path(tempfile.mkdtemp(prefix="thingyard-faults-pg-"))
         self.data = self.dir / "data"

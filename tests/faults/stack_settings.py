@@ -11,6 +11,8 @@ import os
 
 from config.settings.production import *  # noqa: F401,F403
 
+PAYMENT_ALLOW_TEST_BACKEND = True  # a test stack: orders are charged by the test backend on purpose
+
 STORAGES = {  # noqa: F405
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

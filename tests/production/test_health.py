@@ -75,7 +75,7 @@ def test_ready_with_the_collected_manifest_and_not_when_a_file_is_gone(client, t
         assert "vendor/swagger-ui/swagger-ui.css.map" in manifest
         status, body = _ready(client)
         assert status == 200, body
-        (tmp_path / manifest["vendor/three/three.core.js"]).unlink()
+        (tmp_path / manifest["vendor/three/three.core.min.js"]).unlink()
         status, body = _ready(client)
     assert status == 503
     assert "three.core" in body["checks"]["static"]["detail"]

@@ -39,6 +39,7 @@ def log_output():
     """What the configured console handler (config/settings/base.py LOGGING) writes, DEBUG everywhere."""
     root = logging.getLogger()
     console = next(h for h in root.handlers if any(isinstance(f, RedactingFilter) for f in h.filters))
+    assert isinstance(console, logging.StreamHandler)
     stream = io.StringIO()
     previous_stream = console.setStream(stream)
     saved = {name: logging.getLogger(name).level for name in LOGGERS}
@@ -195,3 +196,63 @@ def test_every_way_into_the_lazy_atoms_is_redacted():
     assert "SEKRET" not in repr(dict(atoms)) + repr(list(atoms.items())) + repr(list(atoms.values()))
     assert atoms.get("{Authorization}i") == "[redacted]"
     assert atoms["unknown"] == "-" and atoms["s"] == "200"
+
+
+# --- issue 22, finding 2: encoded parameter names -----------------------------------------------------
+
+NEIGHBOURS = ("access_token", "client_secret", "code", "refresh_token", "password", "code_verifier")
+
+
+def _first_letter_encoded(name: str) -> str:
+    return f"%{ord(name[0]):02X}{name[1:]}"
+
+
+def _underscore_encoded(name: str) -> str:
+    return name.replace("_", "%5F") if "_" in name else name[:-1] + f"%{ord(name[-1]):02x}"
+
+
+ENCODINGS = {
+    "first letter %XX": _first_letter_encoded,
+    "underscore or last letter %xx": _underscore_encoded,
+    "every letter %XX": lambda name: "".join(f"%{ord(ch):02X}" for ch in name),
+    "NUL after": lambda name: f"{name}%00",
+    "brackets after": lambda name: f"{name}[]",
+    "double encoded": lambda name: _first_letter_encoded(name).replace("%", "%25"),
+    "upper case, encoded": lambda name: _first_letter_encoded(name.upper()),
+}
+
+
+@pytest.mark.parametrize("name", NEIGHBOURS)
+@pytest.mark.parametrize("encoding", ENCODINGS, ids=str)
+def test_redact_decodes_parameter_names_as_django_does(name, encoding):
+    encoded = ENCODINGS[encoding](name)
+    line = f'"GET /users/me?page=2&{encoded}=SEKRETvalue42&x=1 HTTP/1.1" 200'
+    clean = redact(line)
+    assert "SEKRETvalue42" not in clean, clean
+    assert f"{encoded}=[redacted]&x=1" in clean and "page=2" in clean
+
+
+@pytest.mark.parametrize("name", NEIGHBOURS)
+def test_the_names_django_reads_are_among_those_redacted(name):
+    """The ones that matter most: Django's QueryDict hands the view exactly the credential's name."""
+    from django.http import QueryDict
+
+    for encoding in ("first letter %XX", "underscore or last letter %xx", "every letter %XX"):
+        encoded = ENCODINGS[encoding](name)
+        assert list(QueryDict(f"{encoded}=SEKRET").keys()) == [name]
+        assert redact(f"?{encoded}=SEKRET") == f"?{encoded}=[redacted]"
+
+
+def test_a_real_gunicorn_access_log_redacts_encoded_names(tmp_path):
+    access_log = tmp_path / "access.log"
+    with gunicorn_running("--access-logfile", str(access_log)) as base:
+        fetch(f"{base}/users/me?access%5Ftoken=LEAKA0123")
+        fetch(f"{base}/users/me?%61ccess_token=LEAKB0123")
+        fetch(f"{base}/users/me?access_token%00=LEAKC0123")
+        for _ in range(50):
+            if access_log.read_text().count("[redacted]") >= 3:
+                break
+            time.sleep(0.1)
+    written = access_log.read_text()
+    assert "/users/me?access%5Ftoken=[redacted]" in written
+    assert "LEAK" not in written

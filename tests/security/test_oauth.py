@@ -33,6 +33,7 @@ from apps.oauth.tests.flow import (
     redirect_params,
     token_params,
 )
+from apps.oauth.selectors import token_checksum
 
 AccessToken = get_access_token_model()
 Grant = get_grant_model()
@@ -261,7 +262,7 @@ def test_the_plain_challenge_method_is_refused(app, browser):
 
 def test_implicit_tokens_live_an_hour_and_come_without_a_refresh_token(app, browser):
     params = redirect_params(consent(browser, app, response_type="token", redirect_uri=REGISTERED))
-    token = AccessToken.objects.get(token=params["access_token"])
+    token = AccessToken.objects.get(token_checksum=token_checksum(params["access_token"]))
 
     assert int(params["expires_in"]) == IMPLICIT_ACCESS_TOKEN_SECONDS == 3600
     assert abs((token.expires - timezone.now()).total_seconds() - 3600) < 60
@@ -270,7 +271,7 @@ def test_implicit_tokens_live_an_hour_and_come_without_a_refresh_token(app, brow
 
 
 def test_code_flow_tokens_keep_the_long_lifetime(app, browser):
-    token = AccessToken.objects.get(token=parse_form(_exchange(app, get_code(browser, app)))["access_token"])
+    token = AccessToken.objects.get(token_checksum=token_checksum(parse_form(_exchange(app, get_code(browser, app)))["access_token"]))
     assert token.expires - timezone.now() > timedelta(days=29)
 
 
@@ -278,7 +279,7 @@ def test_an_implicit_token_is_refused_once_expired(app, browser):
     params = redirect_params(consent(browser, app, response_type="token", redirect_uri=REGISTERED))
     assert _api_status(params["access_token"]) == 200
     expired = timezone.now() - timedelta(seconds=1)
-    AccessToken.objects.filter(token=params["access_token"]).update(expires=expired)
+    AccessToken.objects.filter(token_checksum=token_checksum(params["access_token"])).update(expires=expired)
     assert _api_status(params["access_token"]) == 401
 
 
@@ -400,3 +401,17 @@ def test_a_refresh_token_that_was_not_replayed_keeps_working(app, browser):
     third = _refresh(app, second["refresh_token"])
     assert third.status_code == 200
     assert _api_status(parse_form(third)["access_token"]) == 200
+
+
+# --- RFC 9207 / RFC 9700 §4.4: the issuer in every authorization response (issue 22) -----------------------
+
+
+@pytest.mark.parametrize("response_type", ["code", "token"])
+def test_every_authorization_response_names_the_issuer_the_metadata_publishes(app, browser, response_type):
+    issuer = Client().get("/.well-known/oauth-authorization-server").json()
+    assert issuer["authorization_response_iss_parameter_supported"] is True
+    params = redirect_params(consent(browser, app, response_type=response_type, redirect_uri=REGISTERED))
+    assert params["iss"] == issuer["issuer"]
+    denied = redirect_params(consent(browser, app, allow=False, response_type=response_type,
+                                     redirect_uri=REGISTERED, prompt="consent"))
+    assert denied["error"] == "access_denied" and denied["iss"] == issuer["issuer"]

@@ -46,11 +46,28 @@ PUBLIC_PAGES = {
     "developers/docs/<slug:page>",
     "developers/docs/img/<slug:name>.png",
     "account/verify/<str:token>",  # the e-mailed link: the signed token is the credential
+    # Accounts people can keep (issue 26): the reset request (its answer says nothing of the account)
+    # and the e-mailed links, whose signed tokens are the credential; the search box's suggestions.
+    "password_reset/",
+    "password_reset/done/",
+    "reset/<uidb64>/<token>/",
+    "reset/done/",
+    "account/email/confirm/<str:token>",
+    "find/suggest",
+    # A file's bytes by a signed link, for clients that send no session (issue 25 direct_url, issue 27
+    # "open in slicer"): the token is the credential; a bad one is 404.
+    "files/<int:file_id>/direct/<str:token>/<str:name>",
+    "files/<int:file_id>/open/<str:token>/<str:name>",
+    # The thingiverse wire's upload relay: the signed POST policy is the credential, as at the store.
+    "uploads/<int:upload_id>/store",
+    # The demo app's OAuth callback (quick start): the code in its query is the credential.
+    "demo/callback",
     "^\\.well-known/oauth-authorization-server/?$",  # RFC 8414 metadata
     # OAuth client endpoints: the client authenticates with its credentials or the token itself.
     "^login/oauth/access_token/?$",
     "^login/oauth/tokeninfo/?$",
     "^login/oauth/revoke/?$",
+    "^login/oauth/device_authorization/?$",  # RFC 8628 §3.1: a device asks with its client id
 }
 # Routes that take POSTs without a CSRF token, because no browser session is involved.
 CSRF_EXEMPT = {
@@ -59,6 +76,11 @@ CSRF_EXEMPT = {
     "^login/oauth/access_token/?$",
     "^login/oauth/tokeninfo/?$",
     "^login/oauth/revoke/?$",
+    # RFC 8628 §3.1: devices (slicers, printers, scripts) ask for a device code with their client id.
+    "^login/oauth/device_authorization/?$",
+    # The store's stand-in for the thingiverse wire (issue 25): a client posts the signed form there as it
+    # would to the object store, with no browser session.
+    "uploads/<int:upload_id>/store",
 }
 
 
@@ -90,7 +112,8 @@ def values(world, app_x):
         **world.path_values(),
         "pk": app_x.pk, "application_id": app_x.pk, "delivery_pk": 1, "message_id": 1,
         "order_id": world.order.pk, "make_id": world.make.pk, "token": "not-a-token", "page": "webhooks",
-        "name": "dialog", "tab": "makes",
+        "name": "dialog", "tab": "makes", "uidb64": "MQ", "kind": "thing", "target_id": world.make.thing_id,
+        "field": "avatar",
     }
 
 

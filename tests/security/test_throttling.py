@@ -47,7 +47,8 @@ PRODUCTION_HASHERS = [
 def pbkdf2_calls(monkeypatch):
     """Every PBKDF2 computation Django's hashers make (the 0.4-1.2 s of finding 1)."""
     calls = []
-    real = hashers.pbkdf2
+    # hashers imports pbkdf2 from django.utils.crypto; django-stubs does not re-export it there.
+    real = hashers.pbkdf2  # type: ignore[attr-defined]
 
     def spy(*args, **kwargs):
         calls.append(args)
@@ -261,7 +262,12 @@ def test_no_password_is_hashed_while_locked(member, monkeypatch):
         _log_in(member.username, f"wrong-{attempt}")
     checked = []
     real = hashers.check_password
-    monkeypatch.setattr(hashers, "check_password", lambda *a, **k: checked.append(a) or real(*a, **k))
+
+    def spy(*args, **kwargs):
+        checked.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hashers, "check_password", spy)
     _log_in(member.username, PASSWORD)
     assert checked == []
 
@@ -298,3 +304,73 @@ def test_a_few_typos_between_successes_never_lock(member):
         for attempt in range(rules.LOGIN_ACCOUNT_LIMIT.limit - 1):
             _log_in(member.username, f"typo-{attempt}", address="192.0.2.20")
         assert _logged_in(_log_in(member.username, PASSWORD, address="192.0.2.20")[0])
+
+
+# --- Sign-up (issue 22, finding 10) ---------------------------------------------------------------------
+
+
+def _sign_up(name: str, *, address: str = "192.0.2.50", **extra):
+    from apps.accounts.models import User
+
+    response = Client(REMOTE_ADDR=address, **extra).post("/signup/", {
+        "username": name, "email": f"{name}@example.com",
+        "password1": "A-long-pass-42", "password2": "A-long-pass-42",
+    })
+    return response, User.objects.filter(username=name).exists()
+
+
+def test_sign_ups_from_one_address_are_throttled_with_a_clear_page(db):
+    from apps.accounts import rules as account_rules
+
+    limit = account_rules.SIGNUP_ADDRESS_LIMIT.limit
+    for number in range(limit):
+        response, created = _sign_up(f"bulk{number}")
+        assert response.status_code == 302 and created, number
+    response, created = _sign_up("one_too_many")
+    assert response.status_code == 429
+    assert not created
+    assert int(response["Retry-After"]) > 3000
+    page = response.content.decode()
+    assert "Too many accounts were created from your network recently" in page
+    assert "try again in 60 minutes" in page
+    # Another address is not affected.
+    response, created = _sign_up("from_elsewhere", address="198.51.100.7")
+    assert response.status_code == 302 and created
+
+
+def test_while_locked_nothing_is_checked_or_hashed(db, monkeypatch):
+    from apps.accounts import rules as account_rules
+
+    monkeypatch.setattr(account_rules, "SIGNUP_ADDRESS_LIMIT",
+                        replace(account_rules.SIGNUP_ADDRESS_LIMIT, limit=1))
+    assert _sign_up("first_one")[1]
+    from apps.accounts import services as account_services
+
+    calls = []
+    monkeypatch.setattr(account_services, "_user_create", lambda **kwargs: calls.append(kwargs))
+    response, created = _sign_up("second_one")
+    assert response.status_code == 429 and not created and calls == []
+
+
+def test_behind_a_trusted_proxy_each_client_address_counts_alone(db, settings, monkeypatch):
+    from apps.accounts import rules as account_rules
+
+    settings.THROTTLE_TRUST_X_FORWARDED_FOR = True
+    monkeypatch.setattr(account_rules, "SIGNUP_ADDRESS_LIMIT",
+                        replace(account_rules.SIGNUP_ADDRESS_LIMIT, limit=2))
+    proxy = "10.0.0.2"
+    for number in range(2):
+        assert _sign_up(f"left{number}", address=proxy, HTTP_X_FORWARDED_FOR="203.0.113.1")[1]
+    assert _sign_up("left_more", address=proxy, HTTP_X_FORWARDED_FOR="203.0.113.1")[0].status_code == 429
+    assert _sign_up("right0", address=proxy, HTTP_X_FORWARDED_FOR="203.0.113.2")[1]
+
+
+def test_sign_up_works_again_once_the_lock_expires(db, monkeypatch):
+    from apps.accounts import rules as account_rules
+
+    monkeypatch.setattr(account_rules, "SIGNUP_ADDRESS_LIMIT",
+                        replace(account_rules.SIGNUP_ADDRESS_LIMIT, limit=1, lock_seconds=1))
+    assert _sign_up("early")[1]
+    assert _sign_up("blocked")[0].status_code == 429
+    time.sleep(1.2)
+    assert _sign_up("later")[1]

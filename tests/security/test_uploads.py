@@ -197,7 +197,7 @@ def test_an_object_replaced_during_finalize_is_measured_as_it_was_frozen(world, 
     upload = Upload.objects.get(key=descriptor["fields"]["key"])
     put(s3, upload.key, STL_CHECKED)
     real_head = store.head
-    swaps = []
+    swaps: list[str] = []
 
     def head_then_swap(key):
         info = real_head(key)

@@ -145,7 +145,11 @@ def test_the_connection_goes_to_the_address_that_was_checked(listener, resolve_t
 
 def test_a_redirect_from_the_receiver_is_never_followed(listener):
     server, handler = listener
-    inner_handler = type("Inner", (_Recorder,), {"hits": [], "location": None})
+    class Inner(_Recorder):  # its own hits, not the outer receiver's
+        hits: list = []
+        location = None
+
+    inner_handler = Inner
     inner = http.server.HTTPServer(("127.0.0.1", 0), inner_handler)
     thread = threading.Thread(target=inner.serve_forever, daemon=True)
     thread.start()
@@ -157,7 +161,7 @@ def test_a_redirect_from_the_receiver_is_never_followed(listener):
         inner.shutdown()
         inner.server_close()
     assert result.status_code == 302 and "Redirect refused" in result.error
-    assert inner.RequestHandlerClass.hits == []
+    assert inner_handler.hits == []
 
 
 @pytest.mark.parametrize("address", ["64:ff9b::7f00:1", "::127.0.0.1", "::ffff:0:127.0.0.1", "2002:7f00:1::1",

@@ -14,10 +14,16 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = "/admin/accounts/user/"
 
 
+class AdminClient(Client):
+    """A browser signed in as `admin` (the staff user it carries)."""
+
+    admin: User
+
+
 @pytest.fixture
 def admin_browser(db):
     admin = UserFactory(is_staff=True, is_superuser=True)
-    client = Client()
+    client = AdminClient()
     client.force_login(admin)
     client.admin = admin
     return client

@@ -1,9 +1,10 @@
 import re
+import time
 from datetime import timedelta
 from unittest import mock
 
 import pytest
-from django.core import mail, signing
+from django.core import mail
 from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 
 from apps.accounts import services
@@ -182,7 +183,7 @@ def test_an_expired_link_is_refused(user):
     token = _link_token(mail.outbox[0])
     with mock.patch(
         "django.core.signing.time.time",
-        return_value=signing.time.time() + timedelta(days=3, seconds=5).total_seconds(),
+        return_value=time.time() + timedelta(days=3, seconds=5).total_seconds(),
     ):
         with pytest.raises(RuleViolation, match="expired"):
             services.user_verify_email(token=token)

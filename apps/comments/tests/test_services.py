@@ -1,5 +1,7 @@
 """Comment services: counters, events, placeholders, moderation hooks, account deletion, concurrency."""
 import threading
+from collections.abc import Callable
+from functools import partial
 
 import pytest
 from django.db import connection
@@ -297,10 +299,12 @@ def test_the_counter_stays_exact_under_concurrent_posts_replies_and_deletes():
     users = UserFactory.create_batch(6)
     existing = [services.comment_create(user=u, target=thing, body="old") for u in users]
     parent = existing[0]
-    calls = [lambda u=u: services.comment_create(user=u, target=thing, body="new") for u in users]
-    calls += [lambda u=u: services.comment_reply(user=u, comment=parent, body="re") for u in users[1:4]]
-    calls += [lambda c=c: services.comment_remove(comment_id=c.pk) for c in existing[1:]]
-    calls += [lambda: services.comment_remove(comment_id=existing[1].pk)]  # the same delete twice
+    calls: list[Callable[[], object]] = [
+        partial(services.comment_create, user=u, target=thing, body="new") for u in users
+    ]
+    calls += [partial(services.comment_reply, user=u, comment=parent, body="re") for u in users[1:4]]
+    calls += [partial(services.comment_remove, comment_id=c.pk) for c in existing[1:]]
+    calls += [partial(services.comment_remove, comment_id=existing[1].pk)]  # the same delete twice
     _run_concurrently(calls)
     assert count_of(thing) == visible_count(thing) == 1 + 6 + 3
 
@@ -321,7 +325,7 @@ def test_a_reply_racing_the_delete_of_its_parent_never_orphans():
     thing = ThingFactory()
     for _ in range(5):
         parent = services.comment_create(user=UserFactory(), target=thing, body="q")
-        outcomes = []
+        outcomes: list[str] = []
 
         def reply(parent=parent, outcomes=outcomes):
             try:

@@ -13,6 +13,7 @@ connection lost in the middle of a request, or inside a transaction, raises as b
 Settings: `ENGINE: "apps.core.dbbackend"`, CONN_HEALTH_CHECKS off (config/settings/production.py).
 """
 import logging
+from typing import TYPE_CHECKING
 
 from django.db import InterfaceError, OperationalError
 from django.db.backends.postgresql import base
@@ -21,14 +22,21 @@ from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 log = logging.getLogger(__name__)
 
 
-class _Retrying:
+if TYPE_CHECKING:
+    _CursorBase = CursorWrapper  # what the mixin is mixed into: db, cursor
+else:
+    _CursorBase = object
+
+
+class _Retrying(_CursorBase):
     """The part of Django's cursor wrapper that sends a statement: replaces a dead carried-over
     connection once, outside transactions."""
 
     def _execute(self, sql, params, *ignored_wrapper_args):
         db = self.db
         try:
-            result = super()._execute(sql, params, *ignored_wrapper_args)
+            # CursorWrapper._execute: Django's private method, not declared by django-stubs.
+            result = super()._execute(sql, params, *ignored_wrapper_args)  # type: ignore[misc]
         except (OperationalError, InterfaceError):
             if not (db.carried_over and not db.in_atomic_block and db.connection_is_dead()):
                 db.carried_over = False
@@ -37,7 +45,7 @@ class _Retrying:
             db.close()
             db.ensure_connection()
             self.cursor = db.create_cursor()
-            result = super()._execute(sql, params, *ignored_wrapper_args)
+            result = super()._execute(sql, params, *ignored_wrapper_args)  # type: ignore[misc]
         db.carried_over = False
         return result
 

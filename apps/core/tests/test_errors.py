@@ -113,3 +113,18 @@ def test_oversized_body_is_a_413_not_a_500(api):
     response = api.post("/echo", {"name": "x" * 100}, format="json")
     assert response.status_code == 413
     assert response.json()["type"] == "PAYLOAD_TOO_LARGE"
+
+
+def test_a_crash_in_a_site_page_is_the_sites_500_page_for_a_browser_and_json_for_the_rest(db):
+    from django.test import Client
+
+    browser = Client(raise_request_exception=False)
+    page = browser.get("/plain-crash", HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
+    assert page.status_code == 500 and page["Content-Type"].startswith("text/html")
+    html = page.content.decode()
+    assert "Something went wrong on our side" in html and "site/thingyard" in html
+    assert "Traceback" not in html and "a bug in a page" not in html
+    client = Client(raise_request_exception=False)
+    assert client.get("/plain-crash").json() == {"error": "Internal Server Error", "code": 500,
+                                                   "type": "INTERNAL_ERROR"}
+    assert client.get("/plain-crash", HTTP_ACCEPT="application/json").json()["type"] == "INTERNAL_ERROR"

@@ -1,5 +1,7 @@
 """PageMiddleware (issue 17): an API call with a token and no session cookie skips sessions, CSRF,
 session authentication and messages; everything else runs them as before."""
+from typing import Any
+
 import pytest
 from django.test import Client, RequestFactory
 
@@ -13,7 +15,7 @@ class _Probe:
     """The view end of the chain: records what the wrapped middleware left on the request."""
 
     def __init__(self):
-        self.seen = None
+        self.seen: dict[str, bool] = {}
 
     def __call__(self, request):
         from django.http import HttpResponse
@@ -24,8 +26,8 @@ class _Probe:
 
 
 def _request(path="/users/me", *, token=True, cookie=False, api=True):
-    headers = {"HTTP_AUTHORIZATION": "Bearer abc"} if token else {}
-    request = RequestFactory().get(path, **headers)
+    # The request carries the middleware's own attribute (thingyard_api_view): typed loosely here.
+    request: Any = RequestFactory().get(path, HTTP_AUTHORIZATION="Bearer abc") if token else RequestFactory().get(path)
     if cookie:
         request.COOKIES["sessionid"] = "x"
     request.thingyard_api_view = api

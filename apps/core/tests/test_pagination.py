@@ -160,7 +160,7 @@ def test_a_stale_count_is_recounted_by_one_request_while_the_others_keep_the_old
     key = "list-count:test-single-flight"
     cache.set(key, (100, time.time() - COUNT_CACHE_SECONDS - 1), 600)  # stale
     started, release = threading.Event(), threading.Event()
-    counted = []
+    counted: list[object] = []
 
     def slow_count():
         counted.append(1)
@@ -172,7 +172,11 @@ def test_a_stale_count_is_recounted_by_one_request_while_the_others_keep_the_old
     counter.start()
     assert started.wait(5)
     # While the first request counts, ten others answer at once with the previous total, counting nothing.
-    others = [count_cached(key, lambda: counted.append("extra") or 999) for _ in range(10)]
+    def extra_count():
+        counted.append("extra")
+        return 999
+
+    others = [count_cached(key, extra_count) for _ in range(10)]
     release.set()
     counter.join(5)
     assert others == [100] * 10
@@ -199,6 +203,10 @@ def test_with_a_cold_cache_the_others_wait_for_the_counting_request():
     counter.start()
     assert started.wait(5)
     threading.Timer(0.2, release.set).start()
-    assert count_cached(key, lambda: calls.append("extra") or 999) == 7
+    def extra_count():
+        calls.append("extra")
+        return 999
+
+    assert count_cached(key, extra_count) == 7
     counter.join(5)
     assert calls == ["count"]

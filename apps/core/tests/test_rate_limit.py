@@ -72,7 +72,7 @@ def test_app_read_only_token_has_a_window_of_its_own(api, app_client):
 @override_settings(RATE_LIMIT_REQUESTS=25)
 def test_concurrent_hits_never_admit_more_than_the_limit_in_one_window():
     key = rate_limit_key(application_id=1, user_id=1)
-    admitted = Counter()
+    admitted: Counter[int] = Counter()
     lock = threading.Lock()
     start = threading.Barrier(8)
 

@@ -1,3 +1,5 @@
+from unittest import mock
+
 import pytest
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -67,7 +69,9 @@ def _plain_resolver():
 
     from config import urls
 
-    return URLResolver(RegexPattern(r"^/"), urls.urlpatterns[0].url_patterns)  # the same patterns, unindexed
+    indexed = urls.urlpatterns[0]
+    assert isinstance(indexed, URLResolver)
+    return URLResolver(RegexPattern(r"^/"), indexed.url_patterns)  # the same patterns, unindexed
 
 
 def _outcome(resolver, path):
@@ -83,10 +87,8 @@ def _outcome(resolver, path):
 def test_the_indexed_resolver_answers_every_path_as_django_does():
     from django.urls import get_resolver
 
-    from config import urls
-
     indexed, plain = get_resolver(), _plain_resolver()
-    paths = sorted(set(_sample_paths(urls.urlpatterns[0].url_patterns)))
+    paths = sorted(set(_sample_paths(plain.url_patterns)))  # the same patterns
     paths += ["", "/", "nothing/here", "things", "things/", "things/abc/", "@alice", "thing:", "thing:x",
               "admin", "search//autocomplete", "%00"]
     assert len(paths) > 300
@@ -122,14 +124,16 @@ def test_the_wsgi_handler_resolves_once_and_serves_both_slash_forms(db):
                    "SERVER_PORT": "80", "wsgi.input": io.BytesIO(b""), "wsgi.url_scheme": "http",
                    "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.errors": sys.stderr, "HTTP_HOST": "testserver"}
         status = []
-        body = b"".join(application(environ, lambda s, h, *a: status.append(s)))
+
+        def start_response(status_line, headers, exc_info=None):
+            status.append(status_line)
+            return lambda data: None
+
+        body = b"".join(application(environ, start_response))
         return status[0], body
 
-    URLResolver.resolve = counting
-    try:
+    with mock.patch.object(URLResolver, "resolve", counting):
         assert get("/things/1/")[0].startswith("401")  # the API view answered (no token)
         assert calls.count("/things/1/") == 1  # the middleware's; the handler reused it
         assert get("/things/1")[0].startswith("401")  # the other slash form, rewritten
         assert get("/nothing/here")[0].startswith("404")
-    finally:
-        URLResolver.resolve = original

@@ -12,10 +12,11 @@ pytestmark = pytest.mark.django_db
 
 
 def test_three_js_is_found_in_node_modules_and_nothing_else_of_it(settings):
-    found = finders.find("vendor/three/three.module.js")
-    assert found == str(settings.NODE_MODULES_DIR / "three" / "build" / "three.module.js")
-    assert "./three.core.js" in open(found).read()  # its sibling module, served next to it
-    assert finders.find("vendor/three/three.core.js") and finders.find(
+    # The package's own minified builds (issue 23: the Thing page's weight).
+    found = finders.find("vendor/three/three.module.min.js")
+    assert found == str(settings.NODE_MODULES_DIR / "three" / "build" / "three.module.min.js")
+    assert "./three.core.min.js" in open(found).read()  # its sibling module, served next to it
+    assert finders.find("vendor/three/three.core.min.js") and finders.find(
         "vendor/three/addons/controls/OrbitControls.js"
     )
     # Only the listed files: the rest of the package (and of node_modules) is not published.
@@ -28,8 +29,8 @@ def test_three_js_is_found_in_node_modules_and_nothing_else_of_it(settings):
         for path, _ in finder.list([])
     }
     assert listed == {
-        "three.module.js",
-        "three.core.js",
+        "three.module.min.js",
+        "three.core.min.js",
         "OrbitControls.js",
         # Swagger UI at /docs/ (issue 16)
         "swagger-ui.css",

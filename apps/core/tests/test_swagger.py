@@ -24,10 +24,14 @@ def test_swagger_ui_runs_the_code_flow_with_pkce_back_to_the_redirect_page(setti
     assert response.status_code == 200
     html = response.content.decode()
     assert 'src="/static/vendor/swagger-ui/swagger-ui-bundle.js"' in html
-    settings_js = re.search(r"const swaggerSettings = (\{.*?\});", html, re.S).group(1)
+    found = re.search(r"const swaggerSettings = (\{.*?\});", html, re.S)
+    assert found is not None
+    settings_js = found.group(1)
     ui_settings = json.loads(settings_js)
     assert ui_settings["oauth2RedirectUrl"] == "http://api.example.test/docs/oauth2-redirect.html"
-    oauth = json.loads(re.search(r"ui\.initOAuth\((\{.*?\})\);", html, re.S).group(1))
+    found = re.search(r"ui\.initOAuth\((\{.*?\})\);", html, re.S)
+    assert found is not None
+    oauth = json.loads(found.group(1))
     assert oauth["usePkceWithAuthorizationCodeGrant"] is True
     # The popup (consent, then the redirect page) keeps `window.opener` only under the same policy.
     assert response["Cross-Origin-Opener-Policy"] == "same-origin"

@@ -52,6 +52,11 @@ class BrokerDownView(ApiView):
         raise BrokerOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
 
+def plain_crash(request):
+    # A site page with a bug: the error reaches Django's handler500.
+    raise RuntimeError("a bug in a page")
+
+
 def plain_database_down(request):
     # A Django view (site page, OAuth endpoint): the error reaches Django's handler500.
     raise InterfaceError("connection already closed")
@@ -74,6 +79,7 @@ urlpatterns = [
     path("database-down", DatabaseDownView.as_view()),
     path("broker-down", BrokerDownView.as_view()),
     path("plain-database-down", plain_database_down),
+    path("plain-crash", plain_crash),
     path("login/oauth/tokeninfo", EchoView.as_view()),
 ]
 

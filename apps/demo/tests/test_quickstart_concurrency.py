@@ -2,7 +2,7 @@
 
 docs/decisions.md (Quick start): clients of the original API do not retry, so the quick start must never
 answer 503 `database is locked`. This runs the quick start as scripts/run-local.sh does (the local
-settings, `manage.py runserver`, a Celery worker with beat on the file broker, SQLite, the object store
+settings, `manage.py runserver`, a Celery worker with beat on the embedded SQLite broker, SQLite, the object store
 on loopback), then for QUICKSTART_LOAD_SECONDS (30 by default) several clients write through the API
 while uploads keep the worker writing too (file processing saves the file and its render image, image
 processing the sizes, package builds their row). Every response is counted.
@@ -133,7 +133,7 @@ def quick_start(tmp_path, s3_server):
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
         "THINGYARD_RUN_DIR": str(tmp_path),
         "DATABASE_URL": "",  # the embedded SQLite file in THINGYARD_RUN_DIR
-        "REDIS_URL": "",  # the file broker, as `make run`
+        "REDIS_URL": "",  # the embedded broker (SQLite), as `make run`
         "S3_ENDPOINT_URL": s3_server,
         "THINGYARD_API_URL": f"http://127.0.0.1:{port}",
         # What is measured is SQLite's locking; the demo token alone would pass 300 requests in 5 minutes.
@@ -142,11 +142,14 @@ def quick_start(tmp_path, s3_server):
         "PYTHONUNBUFFERED": "1",
     }
     _run(env, "migrate", "--noinput")
-    token = re.search(r"access token:\s+(\w+)", _run(env, "seed_demo")).group(1)
+    seeded = re.search(r"access token:\s+(\w+)", _run(env, "seed_demo"))
+    assert seeded is not None, "seed_demo printed no access token"
+    token = seeded.group(1)
     web = _start(env, [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
                  tmp_path / "web.log")
     worker = _start(env, [sys.executable, "-m", "celery", "-A", "config", "worker", "-B", "--pool=solo",
-                          "-Q", "celery,webhooks,processing", "--loglevel=INFO", "--schedule", str(tmp_path / "celerybeat-schedule")],
+                          "-Q", "celery,webhooks,processing", "--loglevel=INFO", "--without-gossip",
+                          "--without-mingle", "--schedule", str(tmp_path / "celerybeat-schedule")],
                     tmp_path / "celery.log")
     base = f"http://127.0.0.1:{port}"
     try:
@@ -167,14 +170,15 @@ def quick_start(tmp_path, s3_server):
 
 def test_the_web_process_and_the_worker_write_at_once_without_a_single_503(quick_start, capsys):
     base, token, worker_log = quick_start
-    statuses, lock, failures = Counter(), threading.Lock(), []
+    statuses: Counter[int] = Counter()
+    lock, failures = threading.Lock(), list[str]()
     setup = Client(base, token, statuses, lock, failures)
     others = [t["id"] for t in setup.call("GET", "/newest/", params={"per_page": 100}).json()
               if t["creator"]["name"] != "demo"]
     upload_thing = setup.call("POST", "/things/", json={"name": "Uploads under load"}).json()["id"]
     assert others and upload_thing
 
-    stop, uploaded, errors = threading.Event(), [], []
+    stop, uploaded, errors = threading.Event(), list[int](), list[str]()
 
     def guarded(target, **kwargs):
         def run():

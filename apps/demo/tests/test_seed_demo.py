@@ -90,4 +90,5 @@ def test_seed_demo_gives_some_things_a_processed_model_once(db, s3):
     files = ThingFile.objects.filter(name__in=["shelf-bracket.stl", "calibration-cube.stl", "tool-holder.stl"])
     assert files.count() == 3
     assert all(f.status == ProcessingStatus.LIVE and f.threejs_key and f.thumbnail_key for f in files)
-    assert files.get(name="calibration-cube.stl").geometry["size_mm"] == {"x": 20.0, "y": 20.0, "z": 20.0}
+    geometry = files.get(name="calibration-cube.stl").geometry
+    assert geometry and geometry["size_mm"] == {"x": 20.0, "y": 20.0, "z": 20.0}

@@ -35,8 +35,10 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -197,6 +199,36 @@ class Setup:
             code_challenge_method="S256",
         )
 
+    def need_device_client(self):
+        self.app = ApplicationFactory(
+            user=self.user, app_type="desktop", client_type="public", client_secret="", redirect_uris=""
+        )
+        self.values["client_id"] = self.app.client_id
+
+    def need_device_approver(self):
+        """The person: once the example has asked for a device code, they approve it on the live server's
+        /device page (a thread, for the example runs meanwhile)."""
+        from django.db import connection
+        from oauth2_provider.models import get_device_grant_model
+
+        from apps.oauth.tests.device import approve_over_http
+
+        cookie = self.browser.cookies[settings.SESSION_COOKIE_NAME].value
+        app = self.app
+
+        def approve():
+            try:
+                for _ in range(300):
+                    grant = get_device_grant_model().objects.filter(application=app).first()
+                    if grant is not None:
+                        approve_over_http(self.live_url, cookie, grant.user_code)
+                        return
+                    time.sleep(0.1)
+            finally:
+                connection.close()
+
+        threading.Thread(target=approve, daemon=True).start()
+
     def need_thing_app(self):
         self.app = ApplicationFactory(
             user=self.user, redirect_uris=THING_APP_URL, app_type="thing", application_url=THING_APP_URL
@@ -211,7 +243,7 @@ class Setup:
         headers.json and body.bin for the verifier to check."""
         from apps.webhooks.services import webhook_ping
 
-        received = {}
+        received: dict[str, Any] = {}
 
         class Receiver(http.server.BaseHTTPRequestHandler):
             def do_POST(self):

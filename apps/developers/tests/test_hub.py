@@ -49,6 +49,8 @@ def test_a_docs_page_never_cites_section_numbers_or_the_spec(page):
     assert response.status_code == 200
     main = main_of(response)
     assert "§" not in main
+    # The wire version named `spec` (compatibility: Wire versions) is a name in code, not a citation.
+    main = re.sub(r"<code>[^<]*\bspec\b[^<]*</code>", "<code></code>", main)
     assert not re.search(r"\bspec\b", main), re.search(r".{60}\bspec\b.{30}", main)
     # Links to repository files that are not published are plain text; the others point at their pages.
     assert not re.search(r'href="[a-z0-9-]+\.md', main)

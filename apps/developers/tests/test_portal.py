@@ -18,6 +18,13 @@ AccessToken = get_access_token_model()
 pytestmark = pytest.mark.django_db
 
 
+def _found(pattern: str, text: str) -> str:
+    """The first group of `pattern` in `text` (which must match)."""
+    match = re.search(pattern, text)
+    assert match is not None, pattern
+    return match.group(1)
+
+
 def _detail(app):
     return f"/developers/apps/{app.pk}/"
 
@@ -211,7 +218,7 @@ def test_the_client_secret_is_shown_once_and_then_never(owner_client, owner):
     application = Application.objects.get(user=owner)
 
     first = owner_client.get(response["Location"]).content.decode()
-    secret = re.search(r'id="client-secret">([^<]+)<', first).group(1)
+    secret = _found(r'id="client-secret">([^<]+)<', first)
     assert check_password(secret, application.client_secret)
 
     second = owner_client.get(response["Location"]).content.decode()
@@ -290,7 +297,7 @@ def test_regenerating_the_secret_shows_the_new_one_once_and_the_old_one_stops_wo
     own_app.refresh_from_db()
     assert not check_password("test-client-secret-0123456789", own_app.client_secret)
     page = owner_client.get(_detail(own_app)).content.decode()
-    new_secret = re.search(r'id="client-secret">([^<]+)<', page).group(1)
+    new_secret = _found(r'id="client-secret">([^<]+)<', page)
     assert check_password(new_secret, own_app.client_secret)
     assert new_secret not in owner_client.get(_detail(own_app)).content.decode()
 
@@ -368,7 +375,7 @@ def test_issuing_the_readonly_token_shows_it_once_and_stores_only_its_checksum(o
     assert token.user is None
     assert token.token == ""  # like the client secret: not re-displayable
     first = owner_client.get(_detail(own_app)).content.decode()
-    plain = re.search(r'id="readonly-token-value">([0-9a-f]{32})<', first).group(1)
+    plain = _found(r'id="readonly-token-value">([0-9a-f]{32})<', first)
     assert hashlib.sha256(plain.encode()).hexdigest() == token.token_checksum
     assert plain not in owner_client.get(_detail(own_app)).content.decode()
     # …and it works on the API, as the app's read-only token
@@ -378,7 +385,7 @@ def test_issuing_the_readonly_token_shows_it_once_and_stores_only_its_checksum(o
 def test_regenerating_the_readonly_token_deletes_the_old_one(owner_client, own_app):
     owner_client.post(_detail(own_app) + "readonly-token")
     [old] = _readonly_tokens(own_app)
-    old_plain = re.search(r'id="readonly-token-value">([0-9a-f]{32})<', owner_client.get(_detail(own_app)).content.decode()).group(1)
+    old_plain = _found(r'id="readonly-token-value">([0-9a-f]{32})<', owner_client.get(_detail(own_app)).content.decode())
 
     owner_client.post(_detail(own_app) + "readonly-token")
 
@@ -386,7 +393,7 @@ def test_regenerating_the_readonly_token_deletes_the_old_one(owner_client, own_a
     assert new.pk != old.pk and new.token_checksum != old.token_checksum
     assert not AccessToken.objects.filter(pk=old.pk).exists()
     page = owner_client.get(_detail(own_app)).content.decode()
-    new_plain = re.search(r'id="readonly-token-value">([0-9a-f]{32})<', page).group(1)
+    new_plain = _found(r'id="readonly-token-value">([0-9a-f]{32})<', page)
     assert new_plain != old_plain and old_plain not in page
     assert bearer_get(old_plain, "/orders").status_code == 401
 

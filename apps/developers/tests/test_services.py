@@ -1,5 +1,6 @@
 import hashlib
 import re
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.hashers import check_password
@@ -95,7 +96,7 @@ def test_issue_readonly_token_creates_an_app_token_without_user_limited_to_readi
     assert token.user is None
     assert token.application == own_app
     assert token.scope == "orders:read"
-    assert token.expires > timezone.now() + timezone.timedelta(days=3000)
+    assert token.expires > timezone.now() + timedelta(days=3000)
 
 
 def test_reissuing_the_readonly_token_deletes_the_old_one_and_keeps_user_tokens(own_app):

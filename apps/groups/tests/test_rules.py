@@ -12,4 +12,4 @@ def test_rank_transitions_follow_spec_section_3(current, new, allowed):
 
 
 def test_featured_to_featured_says_remove_with_rank_0_first():
-    assert "must first be removed with rank 0" in rules.group_thing_rank_blocker(1, 2)
+    assert "must first be removed with rank 0" in (rules.group_thing_rank_blocker(1, 2) or "")

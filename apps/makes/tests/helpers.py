@@ -8,3 +8,5 @@ COPY_KEYS = {
     "creator", "thing", "thumbnail", "images_url",
 }
 IMAGE_KEYS = {"id", "name", "url", "added", "rank", "featured", "sizes", "status"}
+# GET /copies/{id}/images and …/images/{id}: the image itself, with its processing_error (issue 23).
+IMAGE_STATE_KEYS = IMAGE_KEYS | {"processing_error"}

@@ -1,6 +1,8 @@
 """Services of makes: counters (make_count, like_count) exact under concurrency, moderation and account
 deletion; the upload finalizers."""
 import threading
+from collections.abc import Callable
+from functools import partial
 
 import pytest
 from django.db import connection
@@ -224,13 +226,13 @@ def test_make_count_stays_exact_under_concurrent_creates_deletes_and_hides():
     thing = ThingFactory()
     makers = UserFactory.create_batch(6)
     existing = [services.make_create(thing=thing, creator=u) for u in makers[:4]]
-    calls = [lambda u=u: services.make_create(thing=thing, creator=u) for u in makers[4:]]
-    calls += [lambda m=m: services.make_delete(make=m) for m in existing[:2]]
+    calls: list[Callable[[], object]] = [partial(services.make_create, thing=thing, creator=u) for u in makers[4:]]
+    calls += [partial(services.make_delete, make=m) for m in existing[:2]]
 
     def hide(make):
         moderation_hide(obj=make, reason="spam", by=None)
         services.make_hidden_changed(make=make)
 
-    calls += [lambda m=m: hide(m) for m in existing[2:3]]
+    calls += [partial(hide, m) for m in existing[2:3]]
     _run_concurrently(calls)
     assert _make_count(thing) == Make.objects.filter(thing=thing, is_hidden=False).count() == 3

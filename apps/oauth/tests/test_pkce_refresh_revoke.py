@@ -23,6 +23,7 @@ from apps.oauth.tests.flow import (
     redirect_params,
     token_params,
 )
+from apps.oauth.selectors import token_checksum
 
 AccessToken = get_access_token_model()
 RefreshToken = get_refresh_token_model()
@@ -102,7 +103,7 @@ def test_the_refresh_token_grant_rotates_the_pair(application, browser):
     assert list(second)[:2] == ["access_token", "token_type"]
     assert HEX32.match(second["access_token"]) and second["access_token"] != first["access_token"]
     assert second["refresh_token"] != first["refresh_token"]
-    assert not AccessToken.objects.filter(token=first["access_token"]).exists()
+    assert not AccessToken.objects.filter(token_checksum=token_checksum(first["access_token"])).exists()
     assert Client().get("/users/me", HTTP_AUTHORIZATION=f"Bearer {second['access_token']}").status_code == 200
 
 
@@ -144,7 +145,7 @@ def test_revocation_needs_the_clients_own_credentials(application, browser):
     other = ApplicationFactory()
     params = {"token": tokens["access_token"], "client_id": other.client_id, "client_secret": APP_SECRET}
     Client().post(REVOKE, params)
-    assert AccessToken.objects.filter(token=tokens["access_token"]).exists()
+    assert AccessToken.objects.filter(token_checksum=token_checksum(tokens["access_token"])).exists()
 
 
 @pytest.mark.django_db
@@ -157,7 +158,9 @@ def test_the_metadata_document_describes_the_endpoints(settings):
     assert data["token_endpoint"] == settings.AUTH_BASE_URL + "/login/oauth/access_token"
     assert data["revocation_endpoint"] == settings.AUTH_BASE_URL + "/login/oauth/revoke"
     assert data["response_types_supported"] == ["code", "token"]
-    assert set(data["grant_types_supported"]) == {"authorization_code", "implicit", "refresh_token"}
+    assert set(data["grant_types_supported"]) == {
+        "authorization_code", "implicit", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"
+    }
     assert data["code_challenge_methods_supported"] == ["S256"]
     assert "client_secret_post" in data["token_endpoint_auth_methods_supported"]
 

@@ -1,5 +1,7 @@
 """The short-lived token cache (issue 17): a cached token row answers without a query, and revoking or
 changing the token, its user or its app takes effect on the very next request."""
+from typing import Any
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -17,7 +19,7 @@ def _token_cache_on(settings):
     settings.OAUTH_TOKEN_CACHE_SECONDS = 5
 
 
-def _lookups(raw: str) -> tuple[object, int]:
+def _lookups(raw: str) -> tuple[Any, int]:
     with CaptureQueriesContext(connection) as queries:
         found = access_token_get_active(token=raw)
     return found, len([q for q in queries.captured_queries if "token_checksum" in q["sql"]])
@@ -91,11 +93,11 @@ def test_an_expired_cached_row_is_refused_without_any_change():
 def test_a_revoked_token_is_refused_by_the_api_on_the_next_request():
     token = AccessTokenFactory()
     client = APIClient()
-    headers = {"HTTP_AUTHORIZATION": f"Bearer {token.token}"}
-    assert client.get("/users/me", **headers).status_code == 200
-    assert client.get("/users/me", **headers).status_code == 200  # from the cache
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
+    assert client.get("/users/me").status_code == 200
+    assert client.get("/users/me").status_code == 200  # from the cache
     token.revoke()
-    assert client.get("/users/me", **headers).status_code == 401
+    assert client.get("/users/me").status_code == 401
 
 
 def test_the_last_active_write_does_not_leave_a_stale_user_in_the_cache():
@@ -103,7 +105,7 @@ def test_the_last_active_write_does_not_leave_a_stale_user_in_the_cache():
     so /users/me shows the same last_active on every request after it."""
     token = AccessTokenFactory()
     client = APIClient()
-    headers = {"HTTP_AUTHORIZATION": f"Bearer {token.token}"}
-    first = client.get("/users/me", **headers).json()["last_active"]
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
+    first = client.get("/users/me").json()["last_active"]
     assert first is not None
-    assert [client.get("/users/me", **headers).json()["last_active"] for _ in range(3)] == [first] * 3
+    assert [client.get("/users/me").json()["last_active"] for _ in range(3)] == [first] * 3

@@ -69,7 +69,9 @@ def test_the_eleventh_user_gets_no_implicit_token(full_app, user):
 
 @pytest.mark.django_db
 def test_users_already_counted_keep_working_when_the_app_is_full(full_app):
-    counted = AppAuthorization.objects.filter(application=full_app).first().user
+    authorization = AppAuthorization.objects.filter(application=full_app).first()
+    assert authorization is not None
+    counted = authorization.user
     client = _browser(counted)
     code = redirect_params(client.get(authorize_url(full_app)))["code"]  # consent remembered
     response = exchange_form(Client(), token_params(full_app, code))

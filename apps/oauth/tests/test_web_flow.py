@@ -20,6 +20,7 @@ from apps.oauth.tests.flow import (
     redirect_params,
     token_params,
 )
+from apps.oauth.selectors import token_checksum
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
@@ -165,7 +166,7 @@ def test_the_implicit_flow_puts_a_bearer_token_in_the_fragment(application, brow
     assert HEX32.match(params["access_token"])
     assert params["state"] == "s1"
     assert "refresh_token" not in params
-    token = get_access_token_model().objects.get(token=params["access_token"])
+    token = get_access_token_model().objects.get(token_checksum=token_checksum(params["access_token"]))
     assert token.application == application
 
 
@@ -183,7 +184,8 @@ def test_the_implicit_flow_is_refused_for_mobile_and_desktop_apps(browser, app_t
 def test_deny_redirects_with_access_denied_and_state(application, browser):
     response = consent(browser, application, allow=False, state="st")
     params = redirect_params(response)
-    assert params == {"error": "access_denied", "state": "st"}
+    # RFC 9207: the issuer comes back on errors too (docs/security.md, issue 22).
+    assert params == {"error": "access_denied", "state": "st", "iss": "http://testserver"}
     assert response["Location"].startswith("https://app.example.com/callback?")
 
 
@@ -242,7 +244,8 @@ def test_logout_is_a_post_and_ends_the_session(application, browser):
 @pytest.mark.django_db
 def test_deny_in_the_implicit_flow_puts_the_error_in_the_fragment(application, browser):
     response = consent(browser, application, allow=False, response_type="token", state="st")
-    assert urlsplit(response["Location"]).fragment == "error=access_denied&state=st"
+    # RFC 9207: the issuer comes back on errors too (docs/security.md, issue 22).
+    assert urlsplit(response["Location"]).fragment == "error=access_denied&state=st&iss=http%3A%2F%2Ftestserver"
     assert not get_access_token_model().objects.exists()
 
 

@@ -120,9 +120,9 @@ def test_the_outbox_row_carries_the_order_in_the_wire_shape(buyer, app):
 
 
 def test_the_buyer_requests_a_refund_29_days_after_payment(buyer, app, events):
-    order = OrderFactory(buyer=buyer, application=app, status=S.SHIPPED, is_shipped=True,
-                         paid_at=timezone.now() - timedelta(days=29))
-    order = services.order_refund_request(order=order, buyer=buyer, reason="It arrived broken")
+    shipped = OrderFactory(buyer=buyer, application=app, status=S.SHIPPED, is_shipped=True,
+                           paid_at=timezone.now() - timedelta(days=29))
+    order = services.order_refund_request(order=shipped, buyer=buyer, reason="It arrived broken")
     assert (order.status, order.refund_reason) == (S.REFUND_REQUESTED, "It arrived broken")
     assert order.refund_requested_at is not None
     assert [(e.event, e.status_in_db, e.in_transaction) for e in events] == [

@@ -1,6 +1,8 @@
 """Reports, the moderators' queue and appeals (issue 26): a member reports, a moderator hides from the
 queue with a reason, the owner is told (message and the Thing's page) and appeals once."""
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -51,7 +53,8 @@ def test_a_member_reports_a_thing_with_a_reason(user, thing):
 
 @pytest.mark.parametrize("kind", ["comment", "make", "user"])
 def test_comments_makes_and_members_can_be_reported(user, kind):
-    target = {"comment": CommentFactory, "make": MakeFactory, "user": UserFactory}[kind]()
+    factory = {"comment": CommentFactory, "make": MakeFactory, "user": UserFactory}[kind]
+    target: Any = factory()
     assert _report(user, kind, target.pk).status_code == 302
     assert Report.objects.filter(kind=kind, target_id=target.pk).count() == 1
 
@@ -98,6 +101,7 @@ def test_hiding_from_the_queue_hides_tells_the_owner_and_closes_the_reports(mode
     _report(user, "thing", thing.pk)
     _report(other_user, "thing", thing.pk)
     report = Report.objects.first()
+    assert report is not None
     admin = _signed_in(moderator)
     response = admin.post(
         "/admin/reports/report/",

@@ -1,5 +1,7 @@
 """The window statements of term searches (selectors._window_query): exact results whichever way the
 window is found, and never more than two statements (issue 17: no plan walks the whole table)."""
+from typing import Any
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -16,7 +18,7 @@ def _no_window_cache(settings):
     settings.SEARCH_WINDOW_CACHE_SECONDS = 0
 
 
-def window_statements(api, path, **params) -> tuple[object, list[str]]:
+def window_statements(api, path, **params) -> tuple[Any, list[str]]:
     with CaptureQueriesContext(connection) as captured:
         response = api.get(path, params)
     return response, [q["sql"] for q in captured.captured_queries if "search_thing" in q["sql"]]

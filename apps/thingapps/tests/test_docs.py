@@ -4,6 +4,7 @@ import re
 
 import pytest
 from django.conf import settings
+from django.http import FileResponse
 from django.test import Client
 
 DIALOGS = ("file_select", "thing_select", "thing_search", "thing_save")
@@ -29,6 +30,7 @@ def test_every_image_the_docs_show_is_committed_and_served():
         response = Client().get(f"/developers/docs/img/{name}.png")
         assert response.status_code == 200, name
         assert response["Content-Type"] == "image/png"
+        assert isinstance(response, FileResponse)  # streamed from the docs' folder
         assert b"".join(response.streaming_content).startswith(b"\x89PNG")
 
 

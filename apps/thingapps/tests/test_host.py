@@ -11,6 +11,7 @@ from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 from apps.thingapps.models import HostToken
 from apps.core.testing import csrf_token
 from apps.things.tests.factories import ThingFactory
+from apps.oauth.selectors import token_checksum
 
 pytestmark = pytest.mark.django_db
 
@@ -111,7 +112,7 @@ def test_launch_answers_the_iframe_url_with_a_token_of_the_app_for_the_user(
     assert body["thing_id"] == thing.pk
     assert body["src"].startswith(f"https://app.example.com/thing-app/?thing_id={thing.pk}#access_token=")
     assert body["sandbox"] == "allow-scripts allow-forms allow-same-origin allow-popups"
-    token = get_access_token_model().objects.get(token=body["access_token"])
+    token = get_access_token_model().objects.get(token_checksum=token_checksum(body["access_token"]))
     assert (token.user, token.application) == (user, thing_app)
     me = Client().get("/users/me", HTTP_AUTHORIZATION=f"Bearer {body['access_token']}")
     assert me.json()["id"] == user.pk

@@ -43,6 +43,7 @@ def thing_new(request):
                 is_wip=data["is_wip"],
                 tags=data["tags"],
                 ancestors=[t.pk for t in remixes],
+                print_settings=form.print_settings(),
             )
         except ValidationFailed as exc:
             apply_errors(form, exc.errors)

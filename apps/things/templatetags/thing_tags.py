@@ -11,3 +11,35 @@ register = template.Library()
 def thing_thumbnail(thing):
     """The Thing's thumbnail URL from the annotations of its selector (never a query here)."""
     return links.thing_thumbnail_url(thing)
+
+
+PRINT_SETTING_LABELS = {
+    "printer": "Printer", "material": "Material", "layer_height_mm": "Layer height", "nozzle_mm": "Nozzle",
+    "infill_percent": "Infill", "supports": "Supports", "notes": "Notes",
+}
+
+
+@register.filter
+def print_settings_rows(stored) -> list[dict]:
+    """The Thing page's print settings: [{key, label, text, url}] of the keys set, in a fixed order;
+    `url` searches Things of the same material (/find?material=…)."""
+    from urllib.parse import urlencode
+
+    if not isinstance(stored, dict):
+        return []
+    rows = []
+    for key, label in PRINT_SETTING_LABELS.items():
+        value = stored.get(key)
+        if value is None:
+            continue
+        if key == "supports":
+            text = "Yes" if value else "No"
+        elif key in ("layer_height_mm", "nozzle_mm"):
+            text = f"{value:g} mm"
+        elif key == "infill_percent":
+            text = f"{value:g}%"
+        else:
+            text = str(value)
+        url = "/find?" + urlencode({"material": value}) if key == "material" else ""
+        rows.append({"key": key, "label": label, "text": text, "url": url})
+    return rows

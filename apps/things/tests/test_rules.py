@@ -8,7 +8,7 @@ from apps.things import rules
 def _thing(**kw):
     defaults = dict(
         creator_id=1, is_published=False, name="Bracket", description="Holds shelves.", license="cc",
-        file_count=0, is_hidden=False,
+        file_count=0, is_hidden=False, is_private=False,
     )
     return SimpleNamespace(**{**defaults, **kw})
 
@@ -31,6 +31,14 @@ def test_a_hidden_thing_is_seen_by_staff_only_not_even_its_creator():
     assert not rules.thing_can_view(_user(2), hidden)
     assert not rules.thing_can_view(AnonymousUser(), hidden)
     assert rules.thing_can_view(_user(3, is_staff=True), hidden)
+
+
+def test_a_private_thing_is_its_creators_alone():
+    private = _thing(is_published=True, is_private=True)
+    assert rules.thing_can_view(_user(1), private)
+    assert not rules.thing_can_view(_user(2), private)
+    assert not rules.thing_can_view(AnonymousUser(), private)
+    assert not rules.thing_can_view(_user(3, is_staff=True), private)
 
 
 def test_publish_blockers_name_every_reason():

@@ -7,14 +7,17 @@ the live ones (a half-processed upload is not part of the published design yet).
 import json
 from functools import cache
 
+from django.conf import settings
 from django.db.models import Exists, JSONField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import JSONObject
+from django.utils import timezone
 
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.core.lookups import id_or_404
 from apps.things import rules as thing_rules
 from apps.things import selectors as thing_selectors
 from apps.things.models import Thing
+from apps.uploads import rules
 from apps.uploads.models import RENDERS_LAST, Download, Image, ProcessingStatus, ThingFile
 
 LIVE = ProcessingStatus.LIVE
@@ -187,6 +190,12 @@ def file_get_for_viewer(file_id, *, viewer) -> ThingFile:
 # --- images ------------------------------------------------------------------------------------------
 
 
+def file_get_direct(file_id: int) -> ThingFile | None:
+    """The file a direct URL names (links.file_direct_url), or None: gone, or its Thing deleted or hidden
+    by a moderator. The URL itself is the capability (the caller is not asked who they are)."""
+    return ThingFile.objects.filter(pk=file_id, thing__is_hidden=False).first()
+
+
 def thing_image_list(*, thing, viewer) -> QuerySet:
     images = Image.objects.filter(thing=thing).order_by(*image_order())
     if not _sees_everything(viewer, thing):
@@ -218,3 +227,21 @@ def thing_list_downloaded_by(*, user, viewer) -> QuerySet:
         .annotate(last_downloaded=Subquery(last))
         .order_by("-last_downloaded", "-id")
     )
+
+
+def processing_error_of(record: ThingFile | Image, *, now=None) -> str:
+    """What a file's or image's `processing_error` says (issue 23): why its processing failed, or, while it
+    is `processing` past settings.PROCESSING_STALLED_SECONDS (its worker or broker is gone), that it has
+    not finished and can be tried again; else "". Never silent: whatever the beat and the worker do."""
+    if record.processing_error:
+        return record.processing_error
+    after = settings.PROCESSING_STALLED_SECONDS
+    if rules.processing_is_stalled(status=record.status, since=record.modified, now=now or timezone.now(),
+                                   after_seconds=after):
+        return rules.processing_stalled_message(after_seconds=after)
+    return ""
+
+
+def processing_is_stalled(record: ThingFile | Image, *, now=None) -> bool:
+    return rules.processing_is_stalled(status=record.status, since=record.modified, now=now or timezone.now(),
+                                       after_seconds=settings.PROCESSING_STALLED_SECONDS)

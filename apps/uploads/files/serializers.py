@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from apps.core.fields import StrictBooleanField, StrictIntegerField
 from apps.uploads import links
+from apps.uploads.files.selectors import processing_error_of
 from apps.uploads.links import IMAGE_SIZES, IMAGE_TYPES
 from apps.uploads.models import ProcessingStatus
 
@@ -41,10 +42,22 @@ class ImageSerializer(serializers.Serializer):
         )
 
 
+class ImageStateSerializer(ImageSerializer):
+    """An image where it is the resource itself (GET …/images, …/images/{id} of a Thing or a copy): the
+    Image shape plus `processing_error`: why processing failed, or, while `status` is still `processing`
+    past PROCESSING_STALLED_SECONDS, that it has not finished and can be tried again (issue 23); else "".
+    Where an image is embedded (a file's `default_image`, a copy's `images`) the shape stays Image's."""
+
+    processing_error = serializers.CharField()
+
+    def to_representation(self, image):
+        return {**super().to_representation(image), "processing_error": processing_error_of(image)}
+
+
 class FileGeometrySerializer(serializers.Serializer):
     """The mesh analysis of a file (processing/stl.py stl_measure), in millimetres."""
 
-    format = serializers.CharField(help_text="`stl-binary` or `stl-ascii`.")
+    format = serializers.CharField(help_text="`stl-binary`, `stl-ascii`, `3mf` or `obj`.")
     triangles = serializers.IntegerField()
     bbox_mm = serializers.DictField(
         child=serializers.ListField(child=serializers.FloatField()),
@@ -55,11 +68,26 @@ class FileGeometrySerializer(serializers.Serializer):
     area_mm2 = serializers.FloatField()
     closed = serializers.BooleanField()
     units = serializers.CharField(help_text="Always `mm`.")
+    objects = serializers.ListField(
+        child=serializers.DictField(), required=False,
+        help_text="3MF: the objects the build places `[{id, name, triangles, bbox_mm, plate}]` (`plate` where the "
+        "slicer wrote plates); OBJ: its `o` objects `[{name, triangles}]`. Absent for STL.",
+    )
+    plates = serializers.ListField(
+        child=serializers.DictField(), required=False,
+        help_text="3MF from Bambu Studio or OrcaSlicer: `[{id, name, objects: [object id]}]`.",
+    )
+    settings = serializers.DictField(
+        required=False,
+        help_text="3MF: the print settings the file carries, those present of `slicer`, `printer`, `material`, "
+        "`filament`, `layer_height_mm`, `nozzle_mm`, `infill_percent`, `supports`.",
+    )
 
 
 class FileSerializer(serializers.Serializer):
     """docs/decisions.md File (`meta_data` an array, the mesh analysis as `geometry`), plus `status` and
-    `processing_error` (why processing failed, else "")."""
+    `processing_error` (why processing failed, or, while `status` is still `processing` past
+    PROCESSING_STALLED_SECONDS, that it has not finished and can be tried again: issue 23; else "")."""
 
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -82,6 +110,13 @@ class FileSerializer(serializers.Serializer):
     )
     status = serializers.ChoiceField(choices=ProcessingStatus.choices)
     processing_error = serializers.CharField()
+    # Served in every wire version (docs/decisions.md: Wire versions, the additive fields).
+    direct_url = serializers.URLField(
+        allow_null=True,
+        help_text="The file's bytes to a plain GET, with or without an Authorization header; null for files "
+        "that are not printable (a PDF, a picture).",
+    )
+    download_count = serializers.IntegerField()
 
     def to_representation(self, file):
         return {
@@ -99,7 +134,9 @@ class FileSerializer(serializers.Serializer):
             "meta_data": [],
             "geometry": links.file_geometry(file),
             "status": file.status,
-            "processing_error": file.processing_error,
+            "processing_error": processing_error_of(file),
+            "direct_url": links.file_direct_url(file),
+            "download_count": file.download_count,
         }
 
 

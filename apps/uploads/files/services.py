@@ -6,10 +6,13 @@ Store objects are deleted only once the row's deletion committed: a rolled-back 
 a row pointing at nothing, and an orphaned object is harmless (and swept by the store's lifecycle).
 """
 import logging
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, F, IntegerField, Value, When
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from apps.core.enqueue import task_enqueue_on_commit
 from apps.things.bodycache import thing_body_changed
@@ -18,7 +21,7 @@ from apps.things.models import Thing
 from apps.uploads import rules, store
 from apps.uploads.files import selectors
 from apps.uploads.flow.services import upload_start
-from apps.uploads.models import Download, Image, ThingFile, Upload
+from apps.uploads.models import Download, Image, ProcessingStatus, ThingFile, Upload
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +124,30 @@ def _processing_enqueue(task_name: str, record_id: int) -> None:
     # Durable, in the finalize's transaction: with the broker down the pending-task row is redriven as
     # soon as it answers again (seconds); processing_requeue_stuck (STUCK_AFTER) stays the last net.
     task_enqueue_on_commit(getattr(processing, task_name), (record_id,), sweep="processing_requeue_stuck")
+
+
+def processing_retry(*, record: ThingFile | Image) -> bool:
+    """Queue a stalled file's or image's processing again: the "Try again" of issue 23.
+
+    Claims the row with a conditional UPDATE of `modified` (two clicks queue it once, and the stall
+    clock starts again), then enqueues it durably in the same transaction (a pending-task row: with the
+    broker down the redrive publishes it once it answers). Processing claims the row itself, so a task
+    that was only late and now runs twice does the work once. False when the row is not stalled
+    (processed meanwhile, failed, or retried a moment ago)."""
+    now = timezone.now()
+    deadline = now - timedelta(seconds=settings.PROCESSING_STALLED_SECONDS)
+    model = type(record)
+    with transaction.atomic():
+        claimed = model.objects.filter(
+            pk=record.pk, status=ProcessingStatus.PROCESSING, modified__lt=deadline
+        ).update(modified=now)
+        if not claimed:
+            return False
+        _processing_enqueue("file_process" if model is ThingFile else "image_process", record.pk)
+        if record.thing_id:
+            thing_body_changed(thing_ids=[record.thing_id])
+    log.info("%s %s: processing queued again after it stalled", model.__name__, record.pk)
+    return True
 
 
 # --- changes to files and images ----------------------------------------------------------------------

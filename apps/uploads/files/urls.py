@@ -18,5 +18,7 @@ urlpatterns: list = [
     path(f"{thing}/images/<int:image_id>", views.ThingImageDetailView.as_view(), name="thing-image-detail"),
     path("files/<int:file_id>/", views.FileDetailView.as_view(), name="file-detail"),
     path("files/<int:file_id>/download", views.FileDownloadView.as_view(), name="file-download"),
+    # A file's direct_url (docs/decisions.md: Wire versions): not an API view, no token asked or read.
+    path("files/<int:file_id>/direct/<str:token>/<str:name>", views.file_direct, name="file-direct"),
     path("users/<username:username>/downloads", views.UserDownloadsView.as_view(), name="user-downloads"),
 ]

@@ -5,17 +5,30 @@ Every Thing is fetched through apps.things.selectors (thing_get_for_viewer / thi
 401/403/404 matrix lives in one place; files and images add "404 when not this Thing's or not visible".
 """
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from botocore.exceptions import ClientError
+from django.http import StreamingHttpResponse
+from django.utils.crypto import constant_time_compare
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_safe
 from rest_framework.response import Response
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
+from apps.core import versions
 from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
 from apps.core.schema import THING_PARAM
-from apps.core.views import ApiView
+from apps.core.views import ApiView, json_error
+from apps.uploads import links, store
 from apps.things.selectors import thing_get_for_viewer, thing_get_own
 from apps.things.serializers import ThingShortSerializer
 from apps.uploads.files import selectors, services
-from apps.uploads.files.serializers import FileSerializer, ImageQueryInput, ImageSerializer, ImageUpdateInput
+from apps.uploads.files.serializers import (
+    FileSerializer,
+    ImageQueryInput,
+    ImageSerializer,
+    ImageStateSerializer,
+    ImageUpdateInput,
+)
 from apps.uploads.flow.serializers import FLOW, UploadDescriptorSerializer, UploadStartInput
 from apps.uploads.flow.services import upload_descriptor
 
@@ -57,7 +70,7 @@ class ThingFileUploadStartView(ApiView):
         thing = thing_get_own(thing_id, viewer=request.user)
         data = parse_input(UploadStartInput, request)
         upload = services.thing_upload_start(owner=request.user, thing=thing, filename=data["filename"])
-        return Response(upload_descriptor(upload=upload))
+        return Response(upload_descriptor(upload=upload, wire_version=versions.of(request)))
 
 
 
@@ -79,24 +92,24 @@ class ThingFileDetailView(ApiView):
 
 
 class ThingImagesView(ApiView):
-    @extend_schema(parameters=[THING_PARAM, *IMAGE_QUERY], responses=ImageSerializer(many=True),
+    @extend_schema(parameters=[THING_PARAM, *IMAGE_QUERY], responses=ImageStateSerializer(many=True),
                    summary="List a Thing's images",
                    description=VISIBILITY + " `size` requires `type` (400); unknown values are 400.")
     def get(self, request, thing_id):
         query = validated(ImageQueryInput(data=request.query_params))
         thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
         images = selectors.thing_image_list(thing=thing, viewer=request.user)
-        return paginated_response(request, images, ImageSerializer, view=self, context=query)
+        return paginated_response(request, images, ImageStateSerializer, view=self, context=query)
 
 
 class ThingImageDetailView(ApiView):
-    @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM, *IMAGE_QUERY], responses=ImageSerializer,
+    @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM, *IMAGE_QUERY], responses=ImageStateSerializer,
                    summary="Get a Thing's image", description=VISIBILITY)
     def get(self, request, thing_id, image_id):
         query = validated(ImageQueryInput(data=request.query_params))
         thing = thing_get_for_viewer(thing_id, viewer=request.user, detail=False)
         image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
-        return Response(ImageSerializer(image, context=query).data)
+        return Response(ImageStateSerializer(image, context=query).data)
 
     @extend_schema(parameters=[THING_PARAM, IMAGE_PARAM], request=ImageUpdateInput, responses=OkSerializer,
                    summary="Change an image's rank or featured flag",
@@ -135,6 +148,44 @@ class FileDownloadView(ApiView):
         file = selectors.file_get_for_viewer(file_id, viewer=request.user)
         url = services.file_download(file=file, user=request.user)
         return Response(status=302, headers={"Location": url})
+
+
+@require_safe
+def file_direct(request, file_id: int, token: str, name: str):
+    """GET a file's `direct_url`: its bytes, streamed from the store through the service, whatever
+    Authorization header the client sends along (a printer's or slicer's HTTP client often sends its
+    bearer token to every URL; a presigned store URL refuses such a request). 404 for a wrong token, a
+    replaced or deleted file, a Thing gone or hidden; 503 while the store is unreachable."""
+    file = selectors.file_get_direct(file_id)
+    if file is None or not links.file_is_printable(file.name) or not constant_time_compare(
+        token, links.file_direct_token(file.pk, file.key)
+    ):
+        return json_error(404, "Not Found", "NOT_FOUND")
+    try:
+        body = store.open_stream(file.key)
+    except store.StoreError:
+        return json_error(503, "The file store is unavailable.", "STORE_UNAVAILABLE", headers={"Retry-After": "30"})
+    except ClientError:  # the object is gone (the file is being replaced or deleted)
+        return json_error(404, "Not Found", "NOT_FOUND")
+    response = StreamingHttpResponse(
+        _chunks(body) if request.method == "GET" else iter(()),
+        content_type=file.content_type or "application/octet-stream",
+    )
+    if request.method != "GET":
+        body.close()
+    response["Content-Length"] = str(file.size)
+    response["Content-Disposition"] = content_disposition_header(False, file.name) or "inline"
+    response["Cache-Control"] = "private, max-age=3600"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _chunks(body, size: int = 256 * 1024):
+    try:
+        while chunk := body.read(size):
+            yield chunk
+    finally:
+        body.close()
 
 
 class UserDownloadsView(ApiView):

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.services import user_image_replace
+from apps.core import versions, wire
 from apps.core.api import api_url
 from apps.core.enqueue import task_enqueue_on_commit
 from apps.core.lookups import id_or_404
@@ -48,8 +49,9 @@ STORE_RETRY_AFTER_SECONDS = 30
 class UploadProblem(RuleViolation):
     """400 of a finalize that cannot (yet) succeed; `error_type` is one of rules.MESSAGES."""
 
-    def __init__(self, error_type: str):
-        super().__init__(rules.MESSAGES[error_type], error_type=error_type)
+    def __init__(self, error_type: str, reason: str = ""):
+        message = rules.MESSAGES[error_type]
+        super().__init__(f"{message}: {reason}" if reason else message, error_type=error_type)
 
 
 class StoreUnavailable(ServiceUnavailable):
@@ -84,6 +86,10 @@ def upload_start(*, owner, kind: str, target_id: int, filename: str) -> Upload:
     if not rules.upload_kind_accepts(kind, name):
         message = "Only images can be uploaded here (" + ", ".join(sorted(rules.IMAGE_EXTENSIONS)) + ")."
         raise ValidationFailed(f"filename: {message}", errors={"filename": [message]})
+    if kind == Upload.Kind.THING_FILE:
+        problem = rules.thing_file_type_problem(name)
+        if problem is not None:
+            raise ValidationFailed(f"filename: {problem}", errors={"filename": [problem]})
     upload = Upload.objects.create(
         owner=owner,
         kind=kind,
@@ -97,9 +103,13 @@ def upload_start(*, owner, kind: str, target_id: int, filename: str) -> Upload:
     return upload
 
 
-def upload_descriptor(*, upload: Upload) -> dict:
-    """spec §2 Upload descriptor: the signed form the client posts the bytes with (no I/O)."""
-    return store.post_form(
+def upload_descriptor(*, upload: Upload, wire_version: str = versions.DEFAULT) -> dict:
+    """spec §2 Upload descriptor: the signed form the client posts the bytes with (no I/O).
+
+    In a wire version declaring "UploadRelay" (apps.core.wire: `thingiverse`) the form's `action` is the
+    relay on the service's own origin (`upload_relay_store`), which answers 200 where the store answers
+    303 (the live service's answer since 2023); the fields are the same signed ones."""
+    descriptor = store.post_form(
         key=upload.key,
         content_type=upload.content_type,
         redirect=api_url(f"files/{upload.pk}/finalize"),
@@ -107,6 +117,22 @@ def upload_descriptor(*, upload: Upload) -> dict:
         acl=ACL,
         content_disposition="",
     )
+    if wire.has(wire_version, "UploadRelay"):
+        descriptor["action"] = api_url(f"uploads/{upload.pk}/store")
+    return descriptor
+
+
+def upload_relay_store(*, upload_id: int, fields, fileobj, size: int) -> bool:
+    """Store the bytes a client POSTed to the relay (`upload_descriptor`) under the pending upload's key,
+    when the posted form is the one signed for that upload (store.post_form_verify: signature, expiry,
+    key, size range, content type). False when it is not (or the upload is not pending)."""
+    upload = Upload.objects.filter(pk=upload_id, status=Upload.Status.PENDING).first()
+    if upload is None or fields.get("key") != upload.key:
+        return False
+    if store.post_form_verify(fields, size=size) is None:
+        return False
+    store.upload_file(upload.key, fileobj, content_type=fields.get("Content-Type") or upload.content_type)
+    return True
 
 
 # --- Finalize --------------------------------------------------------------------------------------
@@ -190,6 +216,12 @@ def _upload_settle(upload: Upload, *, attempts: int = FREEZE_ATTEMPTS) -> dict:
     if problem is not None:
         _object_delete(frozen)
         return _upload_close(upload, Upload.Status.FAILED, problem, size=info.size)
+    # Issue 26: whatever its name said, a program or a script is refused by its first bytes.
+    program = rules.content_executable_kind(store.read_head(frozen, rules.SNIFF_BYTES))
+    if program is not None:
+        _object_delete(frozen)
+        return _upload_close(upload, Upload.Status.FAILED, rules.UPLOAD_FAILED, size=info.size,
+                             reason=f"the file is {program}; programs and scripts cannot be uploaded")
 
     gone = False
     with transaction.atomic():
@@ -230,7 +262,7 @@ def _upload_close(upload: Upload, status: str, error_type: str, *, size=None, re
     )
     if claimed:
         transaction.on_commit(partial(_object_delete, upload.key))
-        raise UploadProblem(error_type)
+        raise UploadProblem(error_type, reason)
     # Someone else settled it meanwhile (a concurrent finalize or the verify task): answer as they did.
     return _upload_settle(Upload.objects.select_related("file", "image").get(pk=upload.pk))
 

@@ -15,4 +15,6 @@ urlpatterns: list = [
         name="user-cover-image",
     ),
     path("files/<int:upload_id>/finalize", views.UploadFinalizeView.as_view(), name="upload-finalize"),
+    # The `thingiverse` wire's object-store POST (a relay in front of the store: answers 200, not 303).
+    path("uploads/<int:upload_id>/store", views.upload_relay, name="upload-relay"),
 ]

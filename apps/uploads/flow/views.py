@@ -4,12 +4,17 @@ the files part (POST /things/{id}/files), copies' and groups' images in their ap
 """
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
 from rest_framework.response import Response
 
 from apps.accounts.selectors import user_get_own
 from apps.core.api import parse_input
 from apps.core.schema import USERNAME_PARAM
-from apps.core.views import ApiView
+from apps.core import versions
+from apps.core.exceptions import ServiceUnavailable
+from apps.core.views import ApiView, json_error
 from apps.uploads.flow import services
 from apps.uploads.flow.serializers import (
     FLOW,
@@ -33,7 +38,30 @@ def _start(request, *, kind: str, target_id: int) -> Response:
     upload = services.upload_start(
         owner=request.user, kind=kind, target_id=target_id, filename=data["filename"]
     )
-    return Response(services.upload_descriptor(upload=upload))
+    return Response(services.upload_descriptor(upload=upload, wire_version=versions.of(request)))
+
+
+@csrf_exempt
+@require_POST
+def upload_relay(request, upload_id: int):
+    """POST /uploads/{id}/store: the `thingiverse` wire's object-store POST (docs/decisions.md: Wire
+    versions). The client posts the descriptor's signed fields and the file, as to the store; the bytes
+    are stored under the upload's key and the answer is 200 with an empty body (the client then POSTs
+    `success_action_redirect`, the finalize URL, itself). A form that is not the one signed for this
+    upload is 403 as the store would refuse it; a missing file 400; the store unreachable 503."""
+    upload_file = request.FILES.get("file")
+    if upload_file is None:
+        return json_error(400, "The form has no `file` field.", "INVALID_BODY")
+    fields = {name: request.POST.get(name) for name in request.POST}
+    try:
+        stored = services.upload_relay_store(
+            upload_id=upload_id, fields=fields, fileobj=upload_file, size=upload_file.size
+        )
+    except ServiceUnavailable as exc:
+        return json_error(503, exc.message, exc.error_type, headers={"Retry-After": str(exc.retry_after)})
+    if not stored:
+        return json_error(403, "Forbidden", "FORBIDDEN")
+    return HttpResponse(status=200)
 
 
 class UserAvatarUploadStartView(ApiView):

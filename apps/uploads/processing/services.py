@@ -29,11 +29,13 @@ from apps.things.models import Thing
 from apps.uploads import links, store
 from apps.uploads.files.services import thing_pictures_refresh
 from apps.uploads.models import Image, ProcessingStatus, ThingFile
-from apps.uploads.processing import images, render, stl, threejs
+from apps.uploads.processing import images, obj, render, stl, threejs, threemf
 
 log = logging.getLogger(__name__)
 
 STL_SUFFIX = ".stl"
+# The model formats processed (measured, rendered, previewed); other files go live as they are.
+MODEL_FORMATS = {".stl": "stl", ".3mf": "3mf", ".obj": "obj"}
 _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
 
 
@@ -79,7 +81,34 @@ def _workdir(prefix: str):
 
 
 def file_is_stl(*, name: str, key: str) -> bool:
-    return name.lower().endswith(STL_SUFFIX) or key.lower().endswith(STL_SUFFIX)
+    return file_model_format(name=name, key=key) == "stl"
+
+
+def file_model_format(*, name: str, key: str) -> str | None:
+    """"stl", "3mf" or "obj" by the file's name (or its key's), None for files not processed as models."""
+    for candidate in (name, key):
+        fmt = MODEL_FORMATS.get(Path(candidate.lower()).suffix)
+        if fmt:
+            return fmt
+    return None
+
+
+def _model_open(fmt: str, original: Path, work: Path) -> tuple[stl.Mesh, dict]:
+    """The model as a mesh (a binary STL on disk) and what its geometry adds to stl_measure's."""
+    max_triangles = getattr(settings, "UPLOADS_STL_MAX_TRIANGLES", stl.DEFAULT_MAX_TRIANGLES)
+    max_vertices = getattr(settings, "UPLOADS_MODEL_MAX_VERTICES", threemf.DEFAULT_MAX_VERTICES)
+    if fmt == "3mf":
+        model = threemf.threemf_open(original, workdir=work, max_triangles=max_triangles,
+                                     max_vertices=max_vertices)
+        extra: dict = {"objects": model.objects, "settings": model.settings}
+        if model.plates:
+            extra["plates"] = model.plates
+        return model.mesh, extra
+    if fmt == "obj":
+        mesh, objects = obj.obj_open(original, workdir=work, max_triangles=max_triangles,
+                                     max_vertices=max_vertices)
+        return mesh, {"objects": objects}
+    return stl.stl_open(original, workdir=work, max_triangles=max_triangles), {}
 
 
 def file_thumbnail_key(key: str) -> str:
@@ -127,15 +156,16 @@ def _file_processed_event(file_id: int, *, thing_id: int, name: str, status: str
 
 
 def file_process(*, file_id: int) -> str:
-    """Measure an STL file, render its thumbnail, its render image (one of its Thing's images) and its
-    three.js JSON; other files go live as they are.
+    """Measure a model (STL, 3MF, OBJ), render its thumbnail, its render image (one of its Thing's images)
+    and its three.js JSON; other files go live as they are.
 
     Returns the outcome ("live", "failed", or "skipped" when the row is gone or no longer processing).
     """
     file = ThingFile.objects.filter(pk=file_id).only("id", "thing_id", "name", "key", "status").first()
     if file is None or file.status != ProcessingStatus.PROCESSING:
         return "skipped"
-    if not file_is_stl(name=file.name, key=file.key):
+    fmt = file_model_format(name=file.name, key=file.key)
+    if fmt is None:
         with transaction.atomic():
             finished = _file_finish(file_id, status=ProcessingStatus.LIVE, geometry=None)
             if finished:
@@ -145,12 +175,11 @@ def file_process(*, file_id: int) -> str:
 
     thumbnail_key, threejs_key = file_thumbnail_key(file.key), file_threejs_key(file.key)
     render_key = file_render_key(file.key)
-    max_triangles = getattr(settings, "UPLOADS_STL_MAX_TRIANGLES", stl.DEFAULT_MAX_TRIANGLES)
     sizes = []
     try:
-        with _workdir("thingyard-stl-") as work, _downloaded(file.key, suffix=".stl") as original:
-            mesh = stl.stl_open(original, workdir=work, max_triangles=max_triangles)
-            meta = stl.stl_measure(mesh)
+        with _workdir(f"thingyard-{fmt}-") as work, _downloaded(file.key, suffix=f".{fmt}") as original:
+            mesh, extra = _model_open(fmt, original, work)
+            meta = {**stl.stl_measure(mesh), **extra}
             render.render_thumbnail(mesh, work / "render.png", size=render.RENDER_SIZE)
             threejs.threejs_write(mesh, work / "three.json")
             del mesh  # unmap before the directory goes

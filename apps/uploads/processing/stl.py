@@ -3,8 +3,12 @@
 Binary STL: an 80-byte header, a little-endian uint32 triangle count, then 50 bytes per triangle
 (normal, three vertices: 12 float32; a uint16 attribute). A file is binary exactly when its size is
 84 + 50 × count: a header starting with "solid" proves nothing (many exporters write one).
-Anything else that starts with "solid" is parsed as ASCII, line by line, into a temporary binary STL,
-so both formats are read the same way and the worker never holds a Python list of triangles.
+Anything else that starts with "solid" is parsed as ASCII into a temporary binary STL, so both formats
+are read the same way and the worker never holds a Python list of triangles. ASCII is read in pieces of
+a few MB, each split into tokens and checked and converted by numpy, 21 tokens per facet (issue 22,
+finding 11: the line-by-line parser took over 60 s for an honest 17 MB, 200k-facet file; this takes about
+a second). A piece that does not read as regular facets is handed to the line-by-line parser, which
+names the line at fault.
 
 Memory (issue 17): every pass reads the file sequentially into one reused chunk buffer; the file is
 never memory-mapped, so its pages stay in the kernel's page cache instead of counting in the worker's
@@ -46,7 +50,7 @@ class StlError(ValueError):
 
 @dataclass
 class Mesh:
-    format: str  # "stl-binary" | "stl-ascii"
+    format: str  # "stl-binary" | "stl-ascii" | "3mf" | "obj"
     path: Path  # a binary STL (the upload, or its conversion from ASCII)
     count: int
 
@@ -133,10 +137,156 @@ def _check_coordinates(mesh: Mesh) -> None:
             raise StlError(f"Coordinates beyond {MAX_ABS_COORDINATE:g} mm: not a printable model.")
 
 
+class BinaryStlWriter:
+    """Triangles appended a chunk at a time to a binary STL at `path` (the other formats' conversion:
+    3MF and OBJ are read into one, then measured, rendered and converted as an STL is)."""
+
+    def __init__(self, path: Path, *, max_triangles: int, what: str):
+        self.path, self.max_triangles, self.what = path, max_triangles, what
+        self.count = 0
+        self._out = open(path, "wb")
+        self._out.write(b"Thingyard: converted".ljust(80, b"\0") + b"\0\0\0\0")
+
+    def add(self, triangles: np.ndarray) -> None:
+        """(k, 3, 3) vertices; normals are left 0 (every reader here computes its own)."""
+        if self.count + len(triangles) > self.max_triangles:
+            raise StlError(f"The {self.what} has more than {self.max_triangles:,} triangles (the limit).")
+        records = np.zeros(len(triangles), dtype=RECORD)
+        records["v"] = triangles
+        self._out.write(records.tobytes())
+        self.count += len(triangles)
+
+    def close(self, fmt: str) -> Mesh:
+        """The finished file as a validated Mesh of format `fmt`."""
+        self._out.seek(80)
+        self._out.write(self.count.to_bytes(4, "little"))
+        self._out.close()
+        if self.count == 0:
+            raise StlError(f"The {self.what} has no triangles.")
+        mesh = Mesh(fmt, self.path, self.count)
+        _check_coordinates(mesh)
+        return mesh
+
+    def discard(self) -> None:
+        self._out.close()
+
+
 # --- ASCII ------------------------------------------------------------------------------------------
 
 
+ASCII_PIECE = 8 << 20  # bytes of text tokenized at once: ~1.5M tokens, a few tens of MB of arrays
+_FACET = [b"facet", b"normal", None, None, None, b"outer", b"loop"] + [b"vertex", None, None, None] * 3 + [
+    b"endloop", b"endfacet"]
+_FACET_KEYWORDS = [(i, word) for i, word in enumerate(_FACET) if word is not None]
+_FACET_NUMBERS = [i for i, word in enumerate(_FACET) if word is None]  # normal, then 3 × vertex
+_CONVERTED_HEADER = b"Thingyard: converted from ASCII STL".ljust(80, b"\0") + b"\0\0\0\0"
+
+
 def _ascii_to_binary(src: Path, dst: Path, *, max_triangles: int) -> Path:
+    """Parse ASCII STL into a binary STL at `dst`: vectorized when the file is regular, else line by line
+    (which also words the error of a file that is not an STL)."""
+    if _ascii_to_binary_fast(src, dst, max_triangles=max_triangles):
+        return dst
+    return _ascii_to_binary_lines(src, dst, max_triangles=max_triangles)
+
+
+def _facets(tokens: list[bytes]) -> np.ndarray | None:
+    """(n, 12) float64 (normal, three vertices) of tokens that are n regular facets, or None.
+
+    Column by column with list slices (C loops): keywords by count, numbers by float()."""
+    width = len(_FACET)
+    if len(tokens) % width:
+        return None
+    n = len(tokens) // width
+    for column, word in _FACET_KEYWORDS:
+        if tokens[column::width].count(word) != n:
+            return None
+    try:
+        return np.array([list(map(float, tokens[column::width])) for column in _FACET_NUMBERS]).T
+    except ValueError:
+        return None
+
+
+def _solid_lines(piece: bytes):
+    """(start, end, opening) of each `solid …` / `endsolid …` line of `piece` (whole lines, lower case)."""
+    at = 0
+    while (hit := piece.find(b"solid", at)) >= 0:
+        line_start = piece.rfind(b"\n", 0, hit) + 1
+        line_end = piece.find(b"\n", hit)
+        line_end = len(piece) if line_end < 0 else line_end
+        before = piece[line_start:hit].lstrip(b" \t\r\f\v")
+        after = piece[hit + 5: hit + 6]
+        if before in (b"", b"end") and (after == b"" or after.isspace()):
+            yield line_start, line_end, before == b""
+            at = line_end
+        else:
+            at = hit + 5
+
+
+def _ascii_to_binary_fast(src: Path, dst: Path, *, max_triangles: int) -> bool:
+    """The vectorized reading of a regular ASCII STL (whole lines of `solid`/`endsolid` around facets of
+    21 tokens each; any case, any whitespace). False as soon as something is irregular: the caller then
+    parses line by line. Limits as the line parser: line length, NUL bytes, the triangle count."""
+    count = 0
+    in_solid = False
+    seen_solid = False
+    with open(src, "rb") as fh, open(dst, "wb") as out:
+        out.write(_CONVERTED_HEADER)
+        carry = b""
+        while True:
+            block = fh.read(ASCII_PIECE)
+            data = carry + block.lower()
+            if not data:
+                break
+            if block:  # cut after the last complete facet or solid line; the rest waits for more
+                end = max(data.rfind(b"endfacet"), data.rfind(b"endsolid"))
+                newline = data.find(b"\n", end) if end >= 0 else -1
+                if newline < 0:
+                    if len(data) > 2 * ASCII_PIECE:
+                        return False
+                    carry = data
+                    continue
+                piece, carry = data[: newline + 1], data[newline + 1:]
+            else:
+                piece, carry = data, b""
+            if b"\0" in piece:
+                return False
+            newlines = np.flatnonzero(np.frombuffer(piece, dtype=np.uint8) == 10)
+            if np.diff(newlines, prepend=-1, append=len(piece)).max() > ASCII_MAX_LINE:
+                return False
+            at = 0
+            for match in [*_solid_lines(piece), None]:
+                segment = piece[at: match[0] if match else len(piece)]
+                tokens = segment.split()
+                if tokens:
+                    if not in_solid:
+                        return False
+                    facets = _facets(tokens)
+                    if facets is None:
+                        return False
+                    count += len(facets)
+                    if count > max_triangles:
+                        raise StlError(f"The STL file has more than {max_triangles:,} triangles (the limit).")
+                    records = np.zeros(len(facets), dtype=RECORD)
+                    records["normal"] = facets[:, :3]
+                    records["v"] = facets[:, 3:].reshape(-1, 3, 3)
+                    out.write(records.tobytes())
+                if match is None:
+                    break
+                opening = match[2]
+                if opening == in_solid:
+                    return False
+                in_solid, seen_solid, at = opening, True, match[1]
+        if not seen_solid:
+            return False
+        if count == 0:
+            raise StlError("The STL file has no triangles.")
+        out.seek(80)
+        out.write(count.to_bytes(4, "little"))
+    return True
+
+
+def _ascii_to_binary_lines(src: Path, dst: Path, *, max_triangles: int) -> Path:
     """Parse ASCII STL line by line into a binary STL at `dst` (written in chunks; bounded memory)."""
     buffer = np.zeros(CHUNK, dtype=RECORD)
     filled = 0
@@ -158,7 +308,7 @@ def _ascii_to_binary(src: Path, dst: Path, *, max_triangles: int) -> Path:
             fail(f"'{b' '.join(parts).decode(errors='replace')[:40]}' is not three numbers")
 
     with open(src, "rb") as fh, open(dst, "wb") as out:
-        out.write(b"Thingyard: converted from ASCII STL".ljust(80, b"\0") + b"\0\0\0\0")
+        out.write(_CONVERTED_HEADER)
         while True:
             raw = fh.readline(ASCII_MAX_LINE + 1)
             if not raw:

@@ -19,7 +19,8 @@ from apps.uploads.tests.upload_helpers import png_bytes, stl_bytes, store_post
 
 pytestmark = pytest.mark.django_db
 
-JSON = {"HTTP_ACCEPT": "application/json"}
+JSON_TYPE = "application/json"
+JSON = {"HTTP_ACCEPT": JSON_TYPE}
 
 
 @pytest.fixture
@@ -89,7 +90,7 @@ def test_an_stl_and_a_photo_go_live_through_the_store_and_finalize(browser, thin
     assert photo.json()["kind"] == "image"
     # Processing ran (Celery eager in tests): the STL has its geometry, the photo its sizes.
     file = ThingFile.objects.get(thing=thing)
-    assert file.status == ProcessingStatus.LIVE and file.threejs_key and file.geometry["triangles"] == 4
+    assert file.status == ProcessingStatus.LIVE and file.threejs_key and file.geometry and file.geometry["triangles"] == 4
     assert Image.objects.get(thing=thing, source_file=None).status == ProcessingStatus.LIVE
     status = browser.get(f"/thing:{thing.pk}/files/status?view=edit", **JSON).json()
     assert status["settled"] is True
@@ -107,7 +108,7 @@ def test_the_thing_page_offers_the_3d_preview_of_a_processed_stl(browser, thing,
     html = Client().get(f"/thing:{thing.pk}").content.decode()
     assert f'data-file-id="{file.pk}"' in html and 'data-kind="model"' in html
     assert file.threejs_key in html.replace("%2F", "/")  # the geometry's signed store URL
-    assert '"three": "/static/vendor/three/three.module.js"' in html
+    assert '"three": "/static/vendor/three/three.module.min.js"' in html
 
 
 def test_the_geometry_is_readable_by_the_browser_from_the_store(browser, thing, captured):
@@ -131,7 +132,7 @@ def test_nobody_finalizes_someone_elses_upload(browser, thing):
     store_post(descriptor, stl_bytes(), filename="clip.stl")
     stranger = Client()
     stranger.force_login(UserFactory())
-    response = stranger.post(f"/account/uploads/{descriptor['upload_id']}/finalize", **JSON)
+    response = stranger.post(f"/account/uploads/{descriptor['upload_id']}/finalize", headers={"accept": JSON_TYPE})
     assert response.status_code == 404 and not ThingFile.objects.exists()
 
 

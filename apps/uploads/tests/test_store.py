@@ -135,6 +135,7 @@ def test_head_answers_none_for_a_missing_object_and_the_size_of_a_present_one(s3
     assert store.head("uploads/test/missing.bin") is None
     store.put("uploads/test/present.bin", b"12345", content_type="text/plain")
     info = store.head("uploads/test/present.bin")
+    assert info is not None
     assert (info.size, info.content_type) == (5, "text/plain")
     assert info.etag == hashlib.md5(b"12345").hexdigest()
 

@@ -353,7 +353,9 @@ def test_repair_re_points_only_the_things_that_disagree_with_their_rows(api):
 def test_an_image_deleted_outside_the_services_leaves_no_dangling_pointer(api):
     things = _mixed_things()
     featured = things[4]
-    Image.objects.filter(pk=Thing.objects.get(pk=featured.pk).default_image_id).delete()
+    default_image_id = Thing.objects.get(pk=featured.pk).default_image_id
+    assert default_image_id is not None
+    Image.objects.filter(pk=default_image_id).delete()
     assert Thing.objects.get(pk=featured.pk).default_image_id is None  # ON DELETE SET NULL
     assert thing_pictures_repair() == [featured.pk]
     assert shown(api, featured.pk) == reference(featured.pk)

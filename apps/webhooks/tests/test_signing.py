@@ -2,13 +2,14 @@
 import base64
 import hashlib
 import hmac
+from typing import Any
 
 import pytest
 
 from apps.webhooks import signing
 
 # The example of the Standard Webhooks specification and its reference libraries.
-VECTOR = {
+VECTOR: dict[str, Any] = {
     "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     "message_id": "msg_p5jXN8AQM9LWM0D4loKWxJek",
     "timestamp": 1614265330,

@@ -54,7 +54,7 @@ def test_a_thing_event_reaches_the_authorized_apps_receiver_signed_and_stops_aft
     page.goto(f"{live_server.url}/login/oauth/authorize?client_id={app.client_id}&response_type=code"
               f"&redirect_uri={CALLBACK}&state=s1")
     page.get_by_role("button", name="Allow").click()
-    page.wait_for_url(re.compile(r"^https://printfarm\.example/callback\?code=.+&state=s1$"))
+    page.wait_for_url(re.compile(r"^https://printfarm\.example/callback\?code=.+&state=s1(&iss=[^&]+)?$"))
     code = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)["code"][0]
     token = _post(f"{live_server.url}/login/oauth/access_token", {
         "grant_type": "authorization_code", "code": code, "redirect_uri": CALLBACK,

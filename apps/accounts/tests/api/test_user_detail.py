@@ -85,7 +85,9 @@ def test_an_avatar_and_cover_come_from_the_object_store(api, user):
 def test_the_default_avatar_is_a_real_png():
     from django.contrib.staticfiles import finders
 
-    with open(finders.find("accounts/default-avatar.png"), "rb") as f:
+    path = finders.find("accounts/default-avatar.png")
+    assert isinstance(path, str)
+    with open(path, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 

@@ -34,7 +34,9 @@ def test_a_member_resets_the_password_from_the_mail_file(visitor, live_server, s
     assert len(files) == 1
     text = files[0].read_text()
     assert "To: forgetful@example.com" in text
-    link = re.search(r"(http://\S+/reset/\S+/)", text).group(1)
+    found = re.search(r"(http://\S+/reset/\S+/)", text)
+    assert found is not None, text
+    link = found.group(1)
 
     page.goto(link)
     page.get_by_role("heading", name="Choose a new password").wait_for()

@@ -1,7 +1,14 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from apps.demo.services import demo_seed, demo_seed_models, object_store_ensure_bucket
+from apps.demo.services import (
+    demo_authorize_url,
+    demo_seed,
+    demo_seed_community,
+    demo_seed_models,
+    demo_seed_photos,
+    object_store_ensure_bucket,
+)
 
 
 class Command(BaseCommand):
@@ -13,8 +20,11 @@ class Command(BaseCommand):
     def handle(self, *args, summary=None, **options):
         store_ok = object_store_ensure_bucket()
         result = demo_seed()
+        demo_seed_community()
         if store_ok:
-            demo_seed_models()  # outside demo_seed's transaction: it talks to the store
+            # Outside demo_seed's transaction: they talk to the store.
+            demo_seed_models()
+            demo_seed_photos()
         base = settings.API_BASE_URL
         text = "\n".join(
             [
@@ -24,6 +34,7 @@ class Command(BaseCommand):
                 f"  demo login:     {result.username} / {result.password}   at {base}/login/",
                 f"  moderator:      {result.admin_username} / {result.password}   at {base}/admin/",
                 f"  demo app:       client_id={result.client_id} client_secret={result.client_secret}",
+                f"  OAuth flow:     {demo_authorize_url()}   (\"Allow\" shows the token working)",
                 f"  access token:   {result.token}",
                 f'  try:            curl -H "Authorization: Bearer {result.token}" {base}/users/me',
                 f"  demo Things:    {base}/   (site)   and   {base}/newest/   (API)",

@@ -3,7 +3,7 @@ import pytest
 
 from apps.makes.tests.factories import MakeFactory, make_image
 from apps.core.testing import assert_error, assert_unauthorized, ids
-from apps.makes.tests.helpers import IMAGE_KEYS
+from apps.makes.tests.helpers import IMAGE_STATE_KEYS
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import Image, ProcessingStatus, Upload
 from apps.uploads.tests.file_factories import ImageFactory, exists, put
@@ -30,7 +30,7 @@ def test_get_lists_the_images_by_rank(api, theirs):
     response = api.get(f"/copies/{theirs.pk}/images")
     assert ids(response) == [a.pk, b.pk]
     assert 'rel="last"' in response["Link"]
-    assert set(response.json()[0]) == IMAGE_KEYS
+    assert set(response.json()[0]) == IMAGE_STATE_KEYS
     assert {(s["type"], s["size"]) for s in response.json()[0]["sizes"]} >= {("thumb", "large"), ("display", "small")}
 
 
@@ -58,7 +58,7 @@ def test_get_one_image(api, theirs):
     image = make_image(theirs)
     response = api.get(f"/copies/{theirs.pk}/images/{image.pk}")
     assert response.status_code == 200
-    assert response.json()["id"] == image.pk and set(response.json()) == IMAGE_KEYS
+    assert response.json()["id"] == image.pk and set(response.json()) == IMAGE_STATE_KEYS
 
 
 def test_another_copys_or_a_things_image_is_404_here(api, theirs):

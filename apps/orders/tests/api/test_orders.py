@@ -115,7 +115,10 @@ def test_detail_query_count(buyer_api, order, django_assert_num_queries):
 
 
 def test_the_read_only_token_cannot_patch(readonly_api, order):
-    assert_error(readonly_api.patch(url(order), {"note": "x"}, format="json"), 403, "FORBIDDEN")
+    # Its scope (orders:read) has no `write`: docs/decisions.md, Scopes (round 3).
+    response = readonly_api.patch(url(order), {"note": "x"}, format="json")
+    assert_error(response, 403, "INSUFFICIENT_SCOPE")
+    assert response["WWW-Authenticate"] == 'Bearer error="insufficient_scope", scope="write"'
     order.refresh_from_db()
     assert order.note == ""
 

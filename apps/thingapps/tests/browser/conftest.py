@@ -22,6 +22,7 @@ def _serve(server):
 def example_app(live_server):
     """The example Thing app (examples/thing-app/serve.py) on 127.0.0.1, loading the SDK from the site."""
     spec = importlib.util.spec_from_file_location("example_thing_app", EXAMPLE_APP / "serve.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     server = module.make_server(site_url=live_server.url, host="127.0.0.1", port=0)

@@ -216,6 +216,7 @@ def test_the_example_app_uses_every_sdk_function(signed_in, world, screenshot, l
     }
     app.wait_for_function("() => document.querySelector('#details').textContent.includes('created_id')")
     created = Thing.objects.get(pk=details(app)["created_id"])
+    assert created.category is not None
     assert (created.creator, created.name, created.category.name) == (ada, "Awesome Thing", "Hobby")
     assert sorted(created.tags.values_list("name", flat=True)) == ["app", "iframe"]
 
@@ -390,6 +391,7 @@ def test_a_token_less_message_is_answered_from_the_app_iframe_only(signed_in, wo
         if intruder is not None:
             break
         page.wait_for_timeout(50)
+    assert intruder is not None, "the intruder frame never loaded"
     intruder.wait_for_load_state()
     intruder.evaluate("() => { window.got = []; addEventListener('message', e => window.got.push(e.data)); }")
     send_without_token(intruder, live_server.url, "echo", "other-window")

@@ -22,7 +22,7 @@ def test_the_list_is_every_category_in_tree_order(api):
     body = response.json()
     assert len(body) == ALL_CATEGORIES
     assert set(body[0]) == CATEGORY_KEYS
-    expected = []
+    expected: list[tuple[str, str | None]] = []
     for top, children in CATEGORY_TREE.items():
         expected.append((top, None))
         expected += [(child, top) for child in children]

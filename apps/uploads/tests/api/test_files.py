@@ -16,6 +16,7 @@ pytestmark = pytest.mark.django_db
 FILE_KEYS = {
     "id", "name", "size", "url", "public_url", "download_url", "threejs_url", "thumbnail", "date",
     "formatted_size", "default_image", "meta_data", "geometry", "status", "processing_error",
+    "direct_url", "download_count",  # docs/decisions.md: Wire versions, served in every version
 }
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$")
 PLACEHOLDER = "http://testserver/static/things/placeholder.png"

@@ -9,7 +9,7 @@ from apps.uploads.tests.file_factories import ImageFactory, exists, put
 
 pytestmark = pytest.mark.django_db
 
-IMAGE_KEYS = {"id", "name", "url", "added", "rank", "featured", "sizes", "status"}
+IMAGE_KEYS = {"id", "name", "url", "added", "rank", "featured", "sizes", "status", "processing_error"}
 
 
 def variants(body) -> set[tuple[str, str]]:

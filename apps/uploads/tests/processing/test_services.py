@@ -10,7 +10,8 @@ from apps.uploads.models import Image, ProcessingStatus, ThingFile
 from apps.uploads.processing import services, tasks
 from apps.uploads.processing.images import SIZES
 from apps.uploads.store import StoreError
-from apps.uploads.tests.processing.meshes import ascii_stl, binary_stl, cube_triangles
+from apps.uploads.tests.processing.meshes import (
+    ascii_stl, binary_stl, cube_obj, cube_triangles, mesh_object, model_xml, threemf_zip)
 from apps.uploads.tests.processing.pictures import picture, png_declaring
 
 pytestmark = pytest.mark.django_db
@@ -347,3 +348,51 @@ def test_a_store_call_interrupted_by_the_time_limit_fails_the_file_instead_of_re
     assert (file.status, file.processing_error) == (
         ProcessingStatus.FAILED, "The model is too complex to process within the time limit (1e-06 s)."
     )
+
+
+# --- 3MF and OBJ (issue 27) ------------------------------------------------------------------------------
+
+
+def test_a_3mf_goes_live_with_geometry_objects_settings_preview_and_render(thing_file, object_bytes):
+    project = {"printer_model": "Bambu Lab A1", "filament_type": ["PETG"], "layer_height": "0.2"}
+    data = threemf_zip(model_xml(mesh_object(1, 10.0, name="Cube"), '<item objectid="1"/>'),
+                       files={"Metadata/project_settings.config": json.dumps(project)})
+    file = thing_file(data, "Cube.3MF")
+
+    assert services.file_process(file_id=file.pk) == "live"
+
+    file.refresh_from_db()
+    assert file.processing_error == ""
+    assert (file.geometry["format"], file.geometry["triangles"], file.geometry["closed"]) == ("3mf", 12, True)
+    assert file.geometry["volume_mm3"] == 1000.0
+    assert file.geometry["objects"] == [{"id": "1", "name": "Cube", "triangles": 12,
+                                         "bbox_mm": {"x": [0.0, 10.0], "y": [0.0, 10.0], "z": [0.0, 10.0]}}]
+    assert file.geometry["settings"] == {"printer": "Bambu Lab A1", "material": "PETG", "layer_height_mm": 0.2}
+    position = json.loads(object_bytes(file.threejs_key))["data"]["attributes"]["position"]["array"]
+    assert len(position) == 3 * 3 * 12
+    with PILImage.open(io.BytesIO(object_bytes(file.thumbnail_key))) as thumb:
+        assert thumb.size == (400, 300)
+    assert Image.objects.filter(source_file=file, status=ProcessingStatus.LIVE).count() == 1
+
+
+def test_an_obj_goes_live_with_geometry_preview_and_render(thing_file, object_bytes):
+    file = thing_file(cube_obj(10.0, quads=True), "cube.obj")
+
+    assert services.file_process(file_id=file.pk) == "live"
+
+    file.refresh_from_db()
+    assert (file.geometry["format"], file.geometry["triangles"], file.geometry["closed"]) == ("obj", 12, True)
+    assert file.geometry["objects"] == [{"name": "cube", "triangles": 12}]
+    assert len(json.loads(object_bytes(file.threejs_key))["data"]["attributes"]["normal"]["array"]) == 108
+    assert Image.objects.filter(source_file=file).count() == 1
+
+
+def test_a_3mf_zip_bomb_fails_with_a_clear_error(thing_file):
+    bomb = threemf_zip(model_xml("", "") + " " * (40 << 20))
+    file = thing_file(bomb, "bomb.3mf")
+
+    assert services.file_process(file_id=file.pk) == "failed"
+
+    file.refresh_from_db()
+    assert "a zip bomb" in file.processing_error
+    assert (file.geometry, file.threejs_key) == (None, "")

@@ -1,11 +1,13 @@
 """STL parsing and geometry (no store, no database): processing/stl.py on generated files."""
 import struct
+import time
 
 import numpy as np
 import pytest
 
 from apps.uploads.processing.stl import StlError, stl_measure, stl_open
-from apps.uploads.tests.processing.meshes import ascii_stl, binary_stl, cube_triangles
+from apps.uploads.tests.processing.meshes import (
+    ascii_stl, ascii_stl_fast, binary_stl, cube_triangles, sphere_triangles)
 
 
 @pytest.fixture
@@ -169,3 +171,57 @@ def test_edges_shared_by_four_triangles_are_found_in_several_passes(open_bytes, 
     two = np.concatenate([cube_triangles(10.0), cube_triangles(10.0, origin=(10, 10, 0))])
 
     assert stl_measure(open_bytes(binary_stl(two)))["closed"] is False
+
+
+# --- ASCII, vectorized (issue 22, finding 11) ------------------------------------------------------
+
+
+def test_a_200k_facet_ascii_stl_is_read_by_the_vectorized_parser_well_within_the_time_limit(
+        open_bytes, monkeypatch, settings):
+    from apps.uploads.processing import stl
+
+    tris = sphere_triangles(200_000)
+    data = ascii_stl_fast(tris, fmt="%.7g")  # ~17 MB, as the file of the finding
+    assert len(tris) >= 199_000 and len(data) > 15_000_000
+
+    def line_parser(*args, **kwargs):
+        raise AssertionError("the line-by-line parser ran")
+
+    monkeypatch.setattr(stl, "_ascii_to_binary_lines", line_parser)
+    started = time.monotonic()
+    meta = stl_measure(open_bytes(data))
+    elapsed = time.monotonic() - started
+
+    assert (meta["format"], meta["triangles"]) == ("stl-ascii", len(tris))
+    assert meta["size_mm"] == {"x": pytest.approx(80.0, abs=0.01), "y": pytest.approx(80.0, abs=0.01),
+                               "z": pytest.approx(80.0)}
+    # Measured about a second on an idle machine; the line parser took over 60 s on the attacker's stack.
+    assert elapsed < settings.PROCESSING_TIME_LIMIT_SECONDS / 3
+
+
+def test_the_vectorized_and_line_parsers_write_the_same_binary_for_irregular_spacing(tmp_path):
+    from apps.uploads.processing import stl
+
+    one = ascii_stl(cube_triangles(10.0), "first part")
+    two = ascii_stl(cube_triangles(5.0, origin=(20, 0, 0)), "second").replace(b"\n", b"\r\n")
+    data = one.upper().replace(b"  ", b"\t") + b"\n\n" + two.replace(b"endsolid second\r\n", b"")  # no endsolid
+    (tmp_path / "in.stl").write_bytes(data)
+
+    assert stl._ascii_to_binary_fast(tmp_path / "in.stl", tmp_path / "fast.stl", max_triangles=100)
+    stl._ascii_to_binary_lines(tmp_path / "in.stl", tmp_path / "lines.stl", max_triangles=100)
+
+    assert (tmp_path / "fast.stl").read_bytes() == (tmp_path / "lines.stl").read_bytes()
+    assert stl.stl_open(tmp_path / "fast.stl", workdir=tmp_path).count == 24
+
+
+@pytest.mark.parametrize("damage", [
+    (b"outer loop", b"outer  loops"), (b"vertex 0.000000e+00", b"vertex zero"), (b"endfacet", b"end facet"),
+])
+def test_an_irregular_file_goes_to_the_line_parser_which_names_the_line(tmp_path, damage):
+    from apps.uploads.processing import stl
+
+    (tmp_path / "in.stl").write_bytes(ascii_stl(cube_triangles()).replace(damage[0], damage[1], 1))
+
+    assert stl._ascii_to_binary_fast(tmp_path / "in.stl", tmp_path / "out.stl", max_triangles=100) is False
+    with pytest.raises(StlError, match="ASCII STL line"):
+        stl_open(tmp_path / "in.stl", workdir=tmp_path)

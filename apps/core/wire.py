@@ -1,0 +1,262 @@
+"""The table of changes per wire version (docs/decisions.md: Wire versions), as payment APIs keep theirs.
+
+There is one set of serializers; each builds the `spec` shape (the base) and hands it to `apply` with
+its kind. A version other than `spec` is a table, below, of what it changes in each kind of object:
+
+- `Drop(names)`: keys the version does not send;
+- `As01(names)`: booleans sent as the integers 0 and 1;
+- `Provide(name, schema)`: a key whose value the serializer computes for this version only, by its
+  method `wire_<name>(obj)` (a value the base shape does not have, or has with another type);
+- `Const(name, value, schema)`: a key with a fixed value.
+
+The same entries change the OpenAPI document of the version (`schema_hook`): each kind names the
+components its serializers produce. Adding a version is adding a table; fields served by every version
+(the additive ones) are plain fields of the serializers, not entries here.
+"""
+from dataclasses import dataclass
+
+from apps.core import versions
+
+
+@dataclass(frozen=True)
+class Drop:
+    names: tuple[str, ...]
+
+    def apply(self, data: dict, obj, serializer) -> None:
+        for name in self.names:
+            data.pop(name, None)
+
+    def schema(self, component: dict) -> None:
+        for name in self.names:
+            component.get("properties", {}).pop(name, None)
+            if name in component.get("required", []):
+                component["required"].remove(name)
+
+
+@dataclass(frozen=True)
+class As01:
+    names: tuple[str, ...]
+
+    def apply(self, data: dict, obj, serializer) -> None:
+        for name in self.names:
+            if name in data and data[name] is not None:
+                data[name] = 1 if data[name] else 0
+
+    def schema(self, component: dict) -> None:
+        for name in self.names:
+            if name in component.get("properties", {}):
+                component["properties"][name] = {"type": "integer", "enum": [0, 1], "readOnly": True}
+
+
+@dataclass(frozen=True)
+class Provide:
+    name: str
+    schema_of: dict
+
+    def apply(self, data: dict, obj, serializer) -> None:
+        data[self.name] = getattr(serializer, f"wire_{self.name}")(obj)
+
+    def schema(self, component: dict) -> None:
+        _put(component, self.name, self.schema_of)
+
+
+@dataclass(frozen=True)
+class Const:
+    name: str
+    value: object
+    schema_of: dict
+
+    def apply(self, data: dict, obj, serializer) -> None:
+        data[self.name] = self.value
+
+    def schema(self, component: dict) -> None:
+        _put(component, self.name, self.schema_of)
+
+
+def _put(component: dict, name: str, schema: dict) -> None:
+    component.setdefault("properties", {})[name] = {**schema, "readOnly": True}
+    required = component.setdefault("required", [])
+    if name not in required:
+        required.append(name)
+        required.sort()
+
+
+@dataclass(frozen=True)
+class ItemsAlso:
+    """An input list whose items may also take another form (what this version's answers show, sent back
+    in a round-trip PATCH). The input field asks `has(version, kind)`; nothing changes in answers."""
+
+    name: str
+    item: dict
+
+    def apply(self, data: dict, obj, serializer) -> None:
+        pass
+
+    def schema(self, component: dict) -> None:
+        found = component.get("properties", {}).get(self.name)
+        if found and "items" in found:
+            found["items"] = {"oneOf": [found["items"], self.item]}
+
+
+@dataclass(frozen=True)
+class HitsOnly:
+    """Search answers are always the object `{total, hits}` (`{"total": 0, "hits": []}` on no match):
+    the answer itself is shaped by apps.core.api.paginated_response, which asks `has(version, "Search")`."""
+
+    def apply(self, data: dict, obj, serializer) -> None:
+        pass
+
+    def schema(self, component: dict) -> None:
+        for variant in component.pop("oneOf", []):
+            if variant.get("type") == "object":
+                component.update(variant)
+                component["properties"]["total"] = {"type": "integer", "minimum": 0}
+                component["description"] = "Always `{total, hits}`; `{\"total\": 0, \"hits\": []}` on no match."
+
+
+@dataclass(frozen=True)
+class Kind:
+    components: tuple[str, ...]  # the OpenAPI components its serializers produce
+    changes: tuple
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+_BOOL = {"type": "boolean"}
+_TAG_OBJECT = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "tag": {"type": "string"},
+        "url": {"type": "string"},
+        "count": {"type": "integer"},
+        "things_url": {"type": "string"},
+        "absolute_url": {"type": "string"},
+    },
+    "required": ["name", "tag", "url", "count", "things_url", "absolute_url"],
+}
+_PARTS = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string"},
+            "name": {"type": "string"},
+            "data": {"type": "array", "items": {"type": "object", "properties": {"content": {"type": "string"}}}},
+        },
+        "required": ["type", "name", "data"],
+    },
+}
+_SUB_COLLECTIONS = ("files", "images", "likes", "derivatives", "categories")
+
+# --- thingiverse: the live service's later shapes (its public OpenAPI document) ---------------------------
+THINGIVERSE = {
+    "ThingShort": Kind(("ThingShort", "Favorite"), (As01(("is_published", "is_wip")),)),
+    "Thing": Kind(
+        ("Thing",),
+        (
+            Drop(_SUB_COLLECTIONS),
+            As01(("is_published", "is_wip", "is_private")),
+            Provide("tags", {"type": "array", "items": _TAG_OBJECT}),
+            Provide("ancestors", {"type": "array", "items": _ref("ThingShort")}),
+            Provide("details_parts", _PARTS),
+            Provide("allows_derivatives", _BOOL),
+            Provide("is_derivative", _BOOL),
+            Provide("can_comment", _BOOL),
+            Provide("is_featured", _BOOL),
+            Const("is_nsfw", False, {**_BOOL, "nullable": True}),
+            Const("type_name", "Thing", {"type": "string"}),
+        ),
+    ),
+    "Tag": Kind(("Tag",), (Provide("absolute_url", {"type": "string"}),)),
+    "Category": Kind(("Category",), (Provide("id", {"type": "integer"}),)),
+    "User": Kind(
+        ("User",),
+        (
+            Drop(("things", "copies", "likes")),  # the live user has only their *_url forms
+            Provide("bio_html", {"type": "string"}),
+            Provide("count_of_designs", {"type": "integer"}),
+            Provide("count_of_followers", {"type": "integer"}),
+            Provide("count_of_following", {"type": "integer"}),
+        ),
+    ),
+    "Make": Kind(
+        ("Make", "MakeWithImages"),
+        (
+            Provide("description_html", {"type": "string"}),
+            Provide("root_comment_count", {"type": "integer"}),
+            Const("type_name", "Make", {"type": "string"}),
+        ),
+    ),
+    "Comment": Kind(
+        ("Comment",),
+        (
+            Provide("parent_url", {"type": "string", "nullable": True}),
+            Provide("is_root_comment", _BOOL),
+        ),
+    ),
+    "Group": Kind(("Group",), (Provide("creator", {"type": "integer", "description": "The creator's user id."}),)),
+    "Collection": Kind(("Collection",), (Provide("description_html", {"type": "string"}),)),
+    # A Thing's tags sent back as the tag objects the answers show (round-trip PATCH): their `name`.
+    "ThingInput": Kind(
+        ("ThingCreateInputRequest", "PatchedThingUpdateInputRequest"),
+        (ItemsAlso("tags", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),),
+    ),
+    "Search": Kind(("SearchAnswer", "ThingSearchAnswer", "LibrarySearchAnswer"), (HitsOnly(),)),
+    # The object-store POST answers 200: the descriptor's `action` is the service's relay
+    # (apps.uploads.flow.services.upload_descriptor).
+    "UploadRelay": Kind((), ()),
+    # Paged lists answer 404 when the page has no item (apps.core.api.paginated_response).
+    "EmptyPage404": Kind((), ()),
+}
+
+TABLES: dict[str, dict[str, Kind]] = {versions.SPEC: {}, versions.THINGIVERSE: THINGIVERSE}
+
+
+def changes(version: str, kind: str) -> Kind | None:
+    return TABLES.get(version, {}).get(kind)
+
+
+def apply(kind: str, data: dict, obj, serializer) -> dict:
+    """`data` (the spec shape of `obj`, built by `serializer`) in the version of the serializer's request."""
+    found = changes(versions.of_context(serializer.context), kind)
+    if found is None:
+        return data
+    for change in found.changes:
+        change.apply(data, obj, serializer)
+    return data
+
+
+def has(version: str, kind: str) -> bool:
+    """Whether `version` declares `kind` (a rule with no fields of its own, e.g. "Search")."""
+    return changes(version, kind) is not None
+
+
+def schema_hook(result, generator, request, public):
+    """drf-spectacular postprocessing hook: the document of the version asked for (apps.core.views)."""
+    version = getattr(generator, "api_version", None) or versions.DEFAULT
+    table = TABLES.get(version, {})
+    schemas = result.get("components", {}).get("schemas", {})
+    for kind in table.values():
+        for name in kind.components:
+            component = schemas.get(name)
+            if component is None:
+                continue
+            for change in kind.changes:
+                change.schema(component)
+    info = result.setdefault("info", {})
+    others = ", ".join(f"[{v}](/docs/?version={v})" for v in versions.VERSIONS if v != version)
+    info["description"] = info.get("description", "") + (
+        f"\n\nThis is the document of the **`{version}`** wire version. Other versions: {others} "
+        "(docs/compatibility.md: Wire versions)."
+    )
+    if version != versions.DEFAULT:
+        info["version"] = f"{info.get('version', '')}+{version}"
+        info["description"] = (
+            f"**Wire version `{version}`** (send `Thingyard-Version: {version}`, or pin it on your app's page "
+            "in the developer portal; docs/compatibility.md).\n\n" + info.get("description", "")
+        )
+    return result
+

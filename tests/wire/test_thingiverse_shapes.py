@@ -1,0 +1,205 @@
+"""docs/decisions.md: Wire versions. The `thingiverse` shapes of a Thing, a File and the searches, the
+live service's empty pages and id search, the additive fields in both versions, and round trips: what is
+written under one version reads right under the other."""
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from apps.comments.tests.factories import CommentFactory
+from apps.search.tests.helpers import indexed_thing
+from apps.things.tests.factories import ThingFactory
+from apps.uploads.tests.file_factories import ThingFileFactory, put
+
+pytestmark = pytest.mark.django_db
+LIVE = {"HTTP_THINGYARD_VERSION": "thingiverse"}
+SUB_COLLECTIONS = ("files", "images", "likes", "derivatives", "categories")
+
+
+@pytest.fixture
+def family(user, other_user):
+    parent = ThingFactory(creator=other_user, name="Parent bracket", tags=["bracket"])
+    child = ThingFactory(
+        creator=user, name="Child", tags=["shelf", "bracket"], license="cc-nd", is_featured=True,
+        description="A **strong** one.", instructions="Print *flat*.",
+    )
+    child.ancestors.add(parent)
+    ThingFactory(creator=other_user, tags=["bracket"])  # a second Thing tagged `bracket`
+    root = CommentFactory(thing=child, user=other_user)
+    CommentFactory(thing=child, user=user, parent=root)
+    return parent, child
+
+
+def test_a_thingiverse_thing(api, family):
+    parent, child = family
+    body = api.get(f"/things/{child.pk}/", **LIVE).json()
+    for name in SUB_COLLECTIONS:
+        assert name not in body and body[f"{name}_url"].endswith(f"/things/{child.pk}/{name}")
+    assert body["tags_url"].endswith(f"/things/{child.pk}/tags") and body["ancestors_url"]
+    assert [tag["name"] for tag in body["tags"]] == ["shelf", "bracket"]
+    bracket = body["tags"][1]
+    assert set(bracket) == {"name", "tag", "url", "count", "things_url", "absolute_url"}
+    assert bracket["count"] == 3 and bracket["absolute_url"] == "/tag:bracket"
+    assert bracket["things_url"].endswith("/tags/bracket/things")
+    assert [a["id"] for a in body["ancestors"]] == [parent.pk] and body["ancestors"][0]["is_published"] == 1
+    assert (body["is_published"], body["is_wip"], body["is_private"]) == (1, 0, 0)
+    assert all(type(body[k]) is int for k in ("is_published", "is_wip", "is_private"))
+    assert body["allows_derivatives"] is False and body["is_derivative"] is True
+    assert body["is_featured"] is True and body["can_comment"] is True and body["is_nsfw"] is False
+    assert body["type_name"] == "Thing"
+    assert "<strong>strong</strong>" in body["description_html"] and "<em>flat</em>" in body["instructions_html"]
+    assert [p["name"] for p in body["details_parts"]] == ["Summary", "Instructions"]
+    assert "<h2>Summary</h2>" in body["details"] and "<h2>Instructions</h2>" in body["details"]
+    assert body["root_comment_count"] == 1  # the reply is not a root comment
+    assert body["remix_count"] == 0 and body["view_count"] == 0
+    parent_body = api.get(f"/things/{parent.pk}/", **LIVE).json()
+    assert parent_body["remix_count"] == 1 and parent_body["is_derivative"] is False
+    assert parent_body["allows_derivatives"] is True
+
+
+def test_a_spec_thing_is_unchanged_but_for_the_additive_fields(api, family):
+    _, child = family
+    body = api.get(f"/things/{child.pk}/").json()
+    for name in (*SUB_COLLECTIONS, "tags", "ancestors"):
+        assert body[name] == body[f"{name}_url"]
+    assert body["is_published"] is True and body["tag_names"] == ["shelf", "bracket"]
+    for name in ("type_name", "details_parts", "can_comment", "allows_derivatives"):
+        assert name not in body
+    assert "<h2>Summary</h2>" in body["details"] and body["description_html"] and body["root_comment_count"] == 1
+
+
+def test_short_things_in_lists_carry_0_and_1(api, user, family):
+    for path in (f"/users/{user.username}/things", "/newest/"):
+        assert api.get(path).json()[0]["is_published"] is True
+        assert api.get(path, **LIVE).json()[0]["is_published"] == 1
+
+
+# --- File ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def stl(s3, user):
+    thing = ThingFactory(creator=user)
+    file = ThingFileFactory(thing=thing, name="bracket v2.stl", size=len(b"solid x\nendsolid x\n"))
+    put(s3, file.key)
+    return file
+
+
+@pytest.mark.parametrize("version", [{}, LIVE])
+def test_a_files_direct_url_answers_a_plain_get_with_or_without_a_bearer_header(api, stl, version):
+    body = api.get(f"/files/{stl.pk}/", **version).json()
+    assert body["download_count"] == 0
+    url = body["direct_url"]
+    path = url.split("://", 1)[1].split("/", 1)[1]
+    for authorization in (None, "Bearer 0123456789abcdef0123456789abcdef", "Basic Zm9vOmJhcg=="):
+        headers = {"Authorization": authorization} if authorization else {}
+        response: Any = Client().get("/" + path, headers=headers)
+        assert response.status_code == 200, (headers, response.content)
+        assert b"".join(response.streaming_content) == b"solid x\nendsolid x\n"
+        assert response["Content-Disposition"].startswith("inline")
+
+
+def test_a_direct_url_with_a_wrong_token_or_of_a_pdf_is_refused(api, s3, stl, user):
+    assert Client().get(f"/files/{stl.pk}/direct/{'0' * 32}/x.stl").status_code == 404
+    pdf = ThingFileFactory(thing=stl.thing, name="manual.pdf")
+    assert api.get(f"/files/{pdf.pk}/", **LIVE).json()["direct_url"] is None
+    good = api.get(f"/files/{stl.pk}/").json()["direct_url"].split("/files/", 1)[1]
+    stl.thing.is_hidden = True
+    stl.thing.save()
+    assert Client().get(f"/files/{good}").status_code == 404
+
+
+# --- search ------------------------------------------------------------------------------------------
+
+
+def test_thingiverse_search_is_always_total_and_hits(api, user):
+    first = indexed_thing(name="Shelf bracket", creator=user)
+    body = api.get("/search/bracket/", **LIVE).json()
+    assert body["total"] == 1 and [hit["id"] for hit in body["hits"]] == [first.pk]
+    assert body["hits"][0]["is_published"] == 1
+    none = api.get("/search/zzzqqq/", **LIVE)
+    assert none.status_code == 200 and none.json() == {"total": 0, "hits": []}
+    mine = api.get(f"/users/{user.username}/search/nothinglikethis", **LIVE)
+    assert mine.status_code == 200 and mine.json() == {"total": 0, "hits": []}
+    # spec: the array, and 404 on no match (tests/compat keeps the rest)
+    assert isinstance(api.get("/search/bracket/").json(), list)
+    assert api.get("/search/zzzqqq/").status_code == 404
+
+
+def test_a_thing_id_or_page_url_as_the_term_puts_that_thing_first(api, user, other_user):
+    wanted = indexed_thing(name="Benchy", creator=other_user)
+    indexed_thing(name=f"Holder {wanted.pk}", creator=other_user)  # matches the number as a word
+    for term in (str(wanted.pk), f"thing:{wanted.pk}"):
+        body = api.get(f"/search/{term}/", **LIVE).json()
+        assert body["hits"][0]["id"] == wanted.pk, term
+    draft = ThingFactory(creator=other_user, is_published=False, published_at=None)
+    assert api.get(f"/search/{draft.pk}/", **LIVE).json()["total"] == 0  # never a Thing one may not see
+    mine = api.get(f"/users/{other_user.username}/search/{wanted.pk}", **LIVE).json()
+    assert mine["hits"][0]["id"] == wanted.pk
+
+
+def test_empty_pages_of_user_lists_are_404_under_thingiverse(api, user):
+    for path in (f"/users/{user.username}/things", f"/users/{user.username}/likes",
+                 f"/users/{user.username}/copies", f"/users/{user.username}/collections"):
+        assert api.get(path).status_code == 200 and api.get(path).json() == []
+        missing = api.get(path, **LIVE)
+        assert missing.status_code == 404 and missing.json()["error"] == "Not Found", path
+
+
+# --- round trips -----------------------------------------------------------------------------------
+
+
+def test_created_under_spec_read_under_thingiverse_and_back(api):
+    created = api.post("/things/", {"name": "Hook", "tags": ["hook", "wall"], "description": "Hang *it*."},
+                       format="json").json()
+    live = api.get(f"/things/{created['id']}/", **LIVE).json()
+    assert [t["name"] for t in live["tags"]] == ["hook", "wall"] and live["is_published"] == 0
+    assert live["description_html"] == created["description_html"]
+    assert api.get(f"/things/{created['id']}/").json()["tag_names"] == ["hook", "wall"]
+
+
+def test_created_under_thingiverse_and_patched_back_whole_reads_under_spec(api):
+    created = api.post("/things/", {"name": "Clip", "tags": ["clip"], "is_wip": 1}, format="json", **LIVE)
+    assert created.status_code == 200 and created["Thingyard-Version"] == "thingiverse"
+    body = created.json()
+    assert body["is_wip"] == 1 and body["tags"][0]["name"] == "clip"
+    # A live client PATCHes back everything it read, tags as objects, with one more tag and a new name.
+    body["name"] = "Cable clip"
+    body["tags"] = [*body["tags"], {"name": "cable"}]
+    patched = api.patch(f"/things/{body['id']}/", body, format="json", **LIVE)
+    assert patched.status_code == 200, patched.content
+    spec = api.get(f"/things/{body['id']}/").json()
+    assert spec["name"] == "Cable clip" and spec["tag_names"] == ["clip", "cable"] and spec["is_wip"] is True
+    # …and the spec client's own round trip still refuses objects as tags.
+    refused = api.patch(f"/things/{body['id']}/", {"tags": [{"name": "x"}]}, format="json")
+    assert refused.status_code == 400
+
+
+# --- the other objects ----------------------------------------------------------------------------
+
+
+def test_the_other_objects_in_the_thingiverse_wire(api, user, other_user, family):
+    from apps.accounts.models import Follow
+    from apps.groups.tests.factories import GroupFactory
+    from apps.makes.tests.factories import MakeFactory
+    from apps.thingcollections.tests.factories import CollectionFactory
+
+    _, child = family
+    Follow.objects.create(follower=other_user, followed=user)
+    me = api.get("/users/me", **LIVE).json()
+    assert "things" not in me and me["things_url"].endswith("/things")
+    assert (me["count_of_designs"], me["count_of_followers"], me["count_of_following"]) == (1, 1, 0)
+    assert "bio_html" in me and api.get("/users/me").json()["things"] == me["things_url"]
+    make = MakeFactory(thing=child, creator=other_user, description="Printed *fine*")
+    copy = api.get(f"/copies/{make.pk}", **LIVE).json()
+    assert copy["type_name"] == "Make" and "<em>fine</em>" in copy["description_html"]
+    assert copy["thing"]["is_published"] == 1 and copy["root_comment_count"] == 0
+    comments = api.get(f"/things/{child.pk}/comments", **LIVE).json()
+    roots = [c for c in comments if c["is_root_comment"]]
+    replies = [c for c in comments if not c["is_root_comment"]]
+    assert roots and replies and replies[0]["parent_url"].endswith(f"/comments/{roots[0]['id']}")
+    group = GroupFactory(creator=other_user)
+    assert api.get(f"/groups/{group.pk}", **LIVE).json()["creator"] == other_user.pk
+    assert api.get(f"/groups/{group.pk}").json()["creator"]["id"] == other_user.pk
+    collection = CollectionFactory(creator=user, description="Mine **all**")
+    assert "<strong>all</strong>" in api.get(f"/collections/{collection.pk}", **LIVE).json()["description_html"]
