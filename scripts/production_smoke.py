@@ -284,6 +284,8 @@ class Smoke:
             "S3_PUBLIC_URL": self.store,
             "S3_BUCKET": "thingyard-smoke",
             "EMAIL_URL": "consolemail://",
+            # A staging stand-in charges nobody: said explicitly, as production requires (orders.E001).
+            "PAYMENT_ALLOW_TEST_BACKEND": "true",
             "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
             "PYTHONUNBUFFERED": "1",
         })
