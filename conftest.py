@@ -137,6 +137,17 @@ def s3(_object_store):
 
 
 @pytest.fixture(autouse=True)
+def _celery_joins_allowed():
+    """A test that builds a Celery worker in this process (its pool component) leaves Celery's
+    process-wide "joining a result would block" flag set, and every later eager `.apply().get()` on the
+    same xdist worker then raises "Never call result.get() within a task!". Each test starts without it."""
+    from celery._state import _set_task_join_will_block
+
+    _set_task_join_will_block(False)
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _clean_redis():
     """Each test starts with an empty rate-limit and cache state in the real Redis."""
     from django.core.cache import cache

@@ -13,6 +13,9 @@ from django.core.exceptions import ImproperlyConfigured
 from apps.orders.checks import payment_backend_problems, payment_backend_refuse_unless_allowed
 
 ROOT = Path(__file__).resolve().parents[2]
+# Production settings need these; a run may not have them in its environment (CI uses the local servers'
+# defaults). Nothing connects: the checks and the WSGI import only read them.
+SERVERS = {"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/thingyard", "REDIS_URL": "redis://127.0.0.1:6379/0"}
 
 
 def _check_deploy(**extra_env) -> subprocess.CompletedProcess:
@@ -20,6 +23,7 @@ def _check_deploy(**extra_env) -> subprocess.CompletedProcess:
         key: value for key, value in os.environ.items()
         if not key.startswith(("PAYMENT_", "DJANGO_"))
     }
+    env = {**SERVERS, **env}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.production",
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
@@ -68,6 +72,7 @@ def test_an_unimportable_backend_is_an_error(settings):
 def test_the_web_process_does_not_start_with_the_test_backend_unless_allowed():
     """config/wsgi.py, as gunicorn loads it, under production settings."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("PAYMENT_", "DJANGO_"))}
+    env = {**SERVERS, **env}
     env.update(DJANGO_SETTINGS_MODULE="config.settings.production", DJANGO_SECRET_KEY=secrets.token_urlsafe(50))
     load = [sys.executable, "-c", "import config.wsgi"]
     refused = subprocess.run(load, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
