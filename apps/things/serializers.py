@@ -93,7 +93,17 @@ class PrintSettingsSerializer(serializers.Serializer):
     notes = serializers.CharField(allow_null=True, max_length=2000)
 
 
-@extend_schema_field(PrintSettingsSerializer(allow_null=True))
+class PrintSettingsInputSerializer(PrintSettingsSerializer):
+    """print_settings as POST/PATCH take it: any of the keys (each a value or null), none required."""
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for field in fields.values():
+            field.required = False
+        return fields
+
+
+@extend_schema_field(PrintSettingsInputSerializer(allow_null=True))
 class PrintSettingsField(serializers.Field):
     """print_settings in: an object of some of the keys (each a value or null), or null for none. Types
     are strict (a number is never a string here) and each key's range is checked (printsettings.py)."""
