@@ -40,6 +40,35 @@ def pytest_collection_modifyitems(config, items):
                 break
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(request, django_test_environment, django_db_blocker, django_db_modify_db_settings):
+    """pytest-django's test database setup, except that under xdist every worker's database is a copy of
+    one template migrated once per run (tests/dbtemplate.py) instead of a migration of its own."""
+    from django.conf import settings
+    from django.test.utils import setup_databases, teardown_databases
+
+    from tests import dbtemplate
+
+    workerinput = getattr(request.config, "workerinput", None)
+    verbosity = request.config.option.verbose
+    with django_db_blocker.unblock():
+        if workerinput is None:
+            db_cfg = setup_databases(verbosity=verbosity, interactive=False)
+        else:
+            default = settings.DATABASES["default"]
+            base = {**default, "NAME": default["NAME"]}
+            with dbtemplate.run_lock(dbtemplate.template_name(base)):
+                template = dbtemplate.ensure_template(base, workerinput["testrunuid"])
+                default.setdefault("TEST", {})["TEMPLATE"] = template
+                from django.db import connections
+
+                connections["default"].settings_dict.setdefault("TEST", {})["TEMPLATE"] = template
+                db_cfg = setup_databases(verbosity=verbosity, interactive=False)
+    yield
+    with django_db_blocker.unblock():
+        teardown_databases(db_cfg, verbosity=verbosity)
+
+
 _DB_BLOCKER: list = []
 
 

@@ -5,11 +5,10 @@
 #   hash of pyproject.toml, the Makefile's install recipe and the Python version. A hit copies it into the
 #   clone (hard links on the same file system: a second instead of a minute; Python and pip replace
 #   files rather than write into them, so the cache is not changed through them) and points its scripts
-#   and the editable install at the clone (the rewrite /work/wt/mkwt.sh does); a miss installs as before (pip's own wheel cache, ~/.cache/pip, still spares
+#   and the editable install at the clone (the rewrite any copied virtualenv needs); a miss installs as before (pip's wheel cache, ~/.cache/pip, spares
 #   the downloads) and stores a copy for the next run.
 # - node_modules (`npm ci`) likewise, keyed by package.json, package-lock.json and Node's version.
-# - mypy's cache is not kept: a module that reads a setting was not rechecked when only the settings'
-#   types changed (seen with django-stubs' plugin), and CI must not answer from a stale check.
+# - mypy's cache: scripts/ci_mypy_cache.sh, keyed by its configuration and the settings.
 #
 # The cache is THINGYARD_CI_CACHE (default ~/.cache/thingyard-ci); THINGYARD_CI_CACHE=off installs from
 # scratch without touching it. Entries are written to a temporary name and renamed, so two runs never

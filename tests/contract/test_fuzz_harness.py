@@ -161,6 +161,10 @@ def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, docu
     assert command[command.index("--mode") + 1] == "negative"
     assert command[command.index("--suppress-health-check") + 1] == "filter_too_much"
     assert "--suppress-health-check" not in fuzz._schemathesis_command(args, "http://x", "t", config)
+    # The negative run fuzzes only; the default run keeps every phase (its coverage phase sends the
+    # deterministic invalid cases).
+    assert command[command.index("--phases") + 1] == "fuzzing"
+    assert "--phases" not in fuzz._schemathesis_command(args, "http://x", "t", config)
     assert command[command.index("--seed") + 1] == str(fuzz.NEGATIVE_SEED) != str(fuzz.SEED)
     assert command[command.index("--report-junit-path") + 1] == str(tmp_path / "junit-negative.xml")
 

@@ -7,11 +7,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def test_the_quick_start_settings_migrate_seed_and_serve_the_main_endpoints(tmp_path):
+def test_the_quick_start_settings_migrate_seed_and_serve_the_main_endpoints(quickstart_run_dir):
+    # The database was migrated from scratch on the quick start's settings (conftest.py), once per run.
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'quickstart.sqlite3'}",
+        "THINGYARD_RUN_DIR": str(quickstart_run_dir),
+        "DATABASE_URL": "",
         "REDIS_URL": "",
         "CELERY_BROKER_URL": "memory://",
         # No object store in this check: seed_demo warns and carries on, as on a machine without moto.

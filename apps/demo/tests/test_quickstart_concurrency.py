@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from apps.demo.tests.conftest import quickstart_env
 from apps.uploads.tests.upload_helpers import png_bytes, stl_bytes, store_post
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -125,23 +126,19 @@ def _uploader(client: Client, *, stop: threading.Event, thing: int, uploaded: li
 
 
 @pytest.fixture
-def quick_start(tmp_path, s3_server):
-    """The quick start's processes on a fresh SQLite file; yields (base URL, token, worker log)."""
+def quick_start(quickstart_run_dir, s3_server):
+    """The quick start's processes on a copy of the migrated SQLite file; yields (base URL, token, worker log)."""
+    tmp_path = quickstart_run_dir
     port = _free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CELERY_"))},
-        "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "THINGYARD_RUN_DIR": str(tmp_path),
-        "DATABASE_URL": "",  # the embedded SQLite file in THINGYARD_RUN_DIR
-        "REDIS_URL": "",  # the embedded broker (SQLite), as `make run`
-        "S3_ENDPOINT_URL": s3_server,
-        "THINGYARD_API_URL": f"http://127.0.0.1:{port}",
+    env = quickstart_env(
+        tmp_path,
+        S3_ENDPOINT_URL=s3_server,
+        THINGYARD_API_URL=f"http://127.0.0.1:{port}",
         # What is measured is SQLite's locking; the demo token alone would pass 300 requests in 5 minutes.
-        "RATE_LIMIT_REQUESTS": "10000000",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    }
-    _run(env, "migrate", "--noinput")
+        RATE_LIMIT_REQUESTS="10000000",
+        LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED="1",
+    )
     seeded = re.search(r"access token:\s+(\w+)", _run(env, "seed_demo"))
     assert seeded is not None, "seed_demo printed no access token"
     token = seeded.group(1)

@@ -37,9 +37,10 @@ def _wait_for(predicate, *, timeout: float, what: str):
 
 
 @pytest.fixture
-def make_run(tmp_path):
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
+def make_run(tmp_path, quickstart_run_dir):
+    # A copy of the database migrated from scratch once per run (conftest.py): `make run`'s migrate finds
+    # nothing to do, and what is measured here is the supervision.
+    run_dir = quickstart_run_dir
     collected = ROOT / ".run" / "static"
     if (collected / "staticfiles.json").exists():  # a fresh collection is reused, as `make run` does
         shutil.copytree(collected, run_dir / "static", copy_function=shutil.copy2)
