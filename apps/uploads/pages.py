@@ -393,26 +393,26 @@ def image_delete_page(request, thing_id: int, image_id: int):
 @require_POST
 def file_retry_page(request, thing_id: int, file_id: int):
     """"Try again" on a file whose processing stalled (issue 23): queued again, the page polls again."""
-    thing = _own_or_404(request, thing_id)
-    try:
-        file = selectors.thing_file_get(thing=thing, file_id=file_id, viewer=request.user)
-    except NotFound:
-        raise Http404 from None
-    queued = services.processing_retry(record=file)
-    message = f"“{file.name}” is queued for processing again." if queued else f"“{file.name}” is not stalled."
-    return done(request, message=message, data={"queued": queued}, next_url=_edit_url(thing))
+    return _retry(request, thing_id, lambda thing: selectors.thing_file_get(
+        thing=thing, file_id=file_id, viewer=request.user))
 
 
 @login_required_page
 @require_POST
 def image_retry_page(request, thing_id: int, image_id: int):
+    return _retry(request, thing_id, lambda thing: selectors.thing_image_get(
+        thing=thing, image_id=image_id, viewer=request.user))
+
+
+def _retry(request, thing_id: int, get_record):
+    """One file or image of the signed-in owner's Thing queued for processing again, if it stalled."""
     thing = _own_or_404(request, thing_id)
     try:
-        image = selectors.thing_image_get(thing=thing, image_id=image_id, viewer=request.user)
+        record = get_record(thing)
     except NotFound:
         raise Http404 from None
-    queued = services.processing_retry(record=image)
-    message = f"“{image.name}” is queued for processing again." if queued else f"“{image.name}” is not stalled."
+    queued = services.processing_retry(record=record)
+    message = f"“{record.name}” is queued for processing again." if queued else f"“{record.name}” is not stalled."
     return done(request, message=message, data={"queued": queued}, next_url=_edit_url(thing))
 
 
