@@ -17,6 +17,7 @@ once its own content is there (the 3D viewer once it has drawn).
 
 import functools
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -334,6 +335,17 @@ def test_axe_finds_nothing_serious_on_any_site_page(
         walked.append(name)
         if violations:
             failures.append(f"{name} ({address(site_data)}):\n{describe(violations)}")
+    # The header's names, wide and on a phone (where the words are hidden from sight only).
+    member = pages["member"]
+    for width in (1100, 390):
+        member.set_viewport_size({"width": width, "height": 820})
+        member.goto(f"{live_server.url}/")
+        assert member.get_by_role("link", name="New Thing", exact=True).count() == 1
+        snapshot = member.locator(".site-nav summary").nth(1).aria_snapshot()
+        assert re.search(r"\bada\s*: your account", snapshot), snapshot  # the visible text first
+        violations = axe_violations(member)
+        if violations:
+            failures.append(f"index at {width} px, signed in:\n{describe(violations)}")
     assert not failures, "axe found serious or critical violations:\n" + "\n".join(failures)
     assert only or len(walked) == len(PAGES) + len(EXTRA_PAGES)
 
