@@ -28,6 +28,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 from rest_framework.views import APIView
 
+from apps.accounts import services as account_services
 from apps.accounts.tests.factories import MessageFactory, UserFactory
 from apps.comments.tests.factories import CommentFactory
 from apps.core.moderation import moderation_hide
@@ -131,6 +132,14 @@ PAGES = {
 EXTRA_PAGES = {
     "404": ("visitor", lambda d: "/thing:987654", 404),
     "hidden thing, to its owner": ("member", lambda d: f"/thing:{d['hidden_thing'].pk}", 200),
+    "address verified": ("visitor", lambda d: f"/account/verify/{d['verify_token']}", 200),
+    "checkout (address step)": (
+        "member",
+        lambda d: (
+            f"/orders/checkout?thing_id={d['other_thing'].pk}&client_id={d['app'].client_id}&amount=19.99"
+        ),
+        200,
+    ),
 }
 # GET-able patterns that are not pages, and why.
 NOT_PAGES = {
@@ -293,6 +302,7 @@ def site_data(s3, categories):
         "consent_app": consent_app,
         "doc_slug": "getting-started",
         "reset_path": reset_path,
+        "verify_token": account_services._verification_token(ada),  # the link of the verification mail
     }
 
 
