@@ -186,6 +186,8 @@ class SwaggerUiView(ApiView, SpectacularSwaggerView):
     URL is what a developer registers as their app's callback URL.
     """
 
+    template_name = "core/swagger_ui.html"  # lang, a main landmark and our contrast overrides (issue 26)
+
     @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):
         versions.checked(request.query_params.get("version"))  # /docs/?version=<v>: that version's document

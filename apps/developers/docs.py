@@ -142,8 +142,10 @@ def _html(name: str) -> str:
     html = re.sub(r'<h1 id="[^"]*">', "<h1>", html)
     # A heading `§4.10 Upload flow` reads "Upload flow" (its id, as on GitHub, stays).
     html = re.sub(r'(<h[23] id="[^"]*">)§\d+(?:\.\d+)* ', r"\1", html)
-    # Tables scroll inside their box on a narrow screen, like code blocks.
-    return html.replace("<table>", '<div class="table-scroll"><table>').replace("</table>", "</table></div>")
+    # Tables scroll inside their box on a narrow screen, like code blocks; both take the keyboard's focus
+    # so a keyboard can scroll them (axe: scrollable-region-focusable).
+    html = html.replace("<pre>", '<pre tabindex="0">')
+    return html.replace("<table>", '<div class="table-scroll" tabindex="0"><table>').replace("</table>", "</table></div>")
 
 
 @cache

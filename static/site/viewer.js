@@ -4,8 +4,11 @@
  *
  * Each mesh file's processing wrote a three.js BufferGeometry JSON (apps/uploads/processing/threejs.py:
  * non-indexed positions and face normals, millimetres, Z up). Selecting a model in the gallery loads that
- * geometry from the object store and draws it with orbit (drag), zoom (wheel, pinch) and pan (right drag,
- * two fingers). Without WebGL, or when the geometry cannot be loaded, the stage shows the model's render
+ * geometry from the object store and draws it with orbit (drag), zoom and pan (right drag, two fingers).
+ * Accessibility (issue 26): the canvas is an "application" named after the model, in the tab order with a
+ * visible focus ring; arrow keys turn the model, + and - zoom, Home puts the view back. The scroll wheel
+ * over the viewer scrolls the page like anywhere else; zooming takes Ctrl or ⌘ with the wheel (what a
+ * trackpad's pinch sends), a pinch on a touch screen, or the keys (docs/decisions.md). Without WebGL, or when the geometry cannot be loaded, the stage shows the model's render
  * (the PNG the processing also wrote) and says why.
  */
 // three.js (its minified build: about 750 KB, 190 KB compressed) is loaded when a model is first shown, not with every Thing page.
@@ -32,8 +35,12 @@ export function webglAvailable() {
 }
 
 /** A three.js view of one geometry in `container`; `dispose()` frees the GPU context. */
+const KEY_TURN = Math.PI / 12; // 15° per arrow key press
+const KEY_ZOOM = 1.25;
+
 class ModelView {
   constructor(container, geometryJson, THREE) {
+    this.THREE = THREE;
     const {
       BufferGeometryLoader, Color, DirectionalLight, GridHelper, HemisphereLight, Mesh, MeshStandardMaterial,
       OrbitControls, PerspectiveCamera, Scene, Vector3, WebGLRenderer,
@@ -71,7 +78,8 @@ class ModelView {
     this.renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
     this.renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
     this.canvas = this.renderer.domElement;
-    this.canvas.setAttribute("role", "img");
+    this.canvas.setAttribute("role", "application");
+    this.canvas.setAttribute("aria-roledescription", "3D viewer");
     this.canvas.setAttribute("tabindex", "0");
     container.appendChild(this.canvas);
 
@@ -80,14 +88,80 @@ class ModelView {
     this.controls.enableDamping = true;
     this.controls.minDistance = radius * 0.3;
     this.controls.maxDistance = radius * 12;
-    this.controls.listenToKeyEvents(this.canvas); // arrow keys pan while the canvas has the focus
-    this.controls.addEventListener("change", () => this.requestRender());
+    this.controls.addEventListener("change", () => {
+      this.canvas.dataset.distance = this.camera.position.distanceTo(this.controls.target).toFixed(3);
+      this.requestRender();
+    });
     this.controls.update();
+    this.home = { position: this.camera.position.clone(), target: this.controls.target.clone() };
+
+    // The wheel scrolls the page unless Ctrl or ⌘ is held: OrbitControls (listening on the canvas) never
+    // sees a plain wheel event, so nothing cancels its default action.
+    this.onWheel = (event) => {
+      if (!event.ctrlKey && !event.metaKey) event.stopPropagation();
+    };
+    container.addEventListener("wheel", this.onWheel, { capture: true });
+    this.onKey = this.onKey.bind(this);
+    this.canvas.addEventListener("keydown", this.onKey);
 
     this.resize = this.resize.bind(this);
     this.observer = new ResizeObserver(this.resize);
     this.observer.observe(container);
     this.resize();
+  }
+
+  onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const actions = {
+      ArrowLeft: () => this.turn(-KEY_TURN, 0),
+      ArrowRight: () => this.turn(KEY_TURN, 0),
+      ArrowUp: () => this.turn(0, -KEY_TURN),
+      ArrowDown: () => this.turn(0, KEY_TURN),
+      "+": () => this.zoom(1 / KEY_ZOOM),
+      "=": () => this.zoom(1 / KEY_ZOOM),
+      "-": () => this.zoom(KEY_ZOOM),
+      _: () => this.zoom(KEY_ZOOM),
+      Home: () => this.reset(),
+    };
+    const action = actions[event.key];
+    if (!action) return;
+    event.preventDefault(); // the arrows and Home would scroll the page
+    action();
+  }
+
+  /** Turn the camera around the target: `azimuth` left/right, `polar` over the top (radians). */
+  turn(azimuth, polar) {
+    const offset = this.camera.position.clone().sub(this.controls.target);
+    const spherical = new this.THREE.Spherical().setFromVector3(offset);
+    spherical.theta -= azimuth;
+    spherical.phi = Math.min(Math.max(spherical.phi + polar, 0.05), Math.PI - 0.05);
+    offset.setFromSpherical(spherical);
+    this.camera.position.copy(this.controls.target).add(offset);
+    this.moved();
+  }
+
+  /** Move the camera `factor` times its distance from the target (< 1 is closer), within the limits. */
+  zoom(factor) {
+    const offset = this.camera.position.clone().sub(this.controls.target);
+    const distance = Math.min(
+      Math.max(offset.length() * factor, this.controls.minDistance),
+      this.controls.maxDistance,
+    );
+    offset.setLength(distance);
+    this.camera.position.copy(this.controls.target).add(offset);
+    this.moved();
+  }
+
+  reset() {
+    this.camera.position.copy(this.home.position);
+    this.controls.target.copy(this.home.target);
+    this.moved();
+  }
+
+  moved() {
+    this.controls.update();
+    this.canvas.dataset.distance = this.camera.position.distanceTo(this.controls.target).toFixed(3);
+    this.requestRender();
   }
 
   resize() {
@@ -114,6 +188,8 @@ class ModelView {
   dispose() {
     if (this.frame) window.cancelAnimationFrame(this.frame);
     this.observer.disconnect();
+    this.container.removeEventListener("wheel", this.onWheel, { capture: true });
+    this.canvas.removeEventListener("keydown", this.onKey);
     this.controls.dispose();
     this.mesh.geometry.dispose();
     this.mesh.material.dispose();
@@ -209,11 +285,13 @@ class Gallery {
       ]);
       if (token !== this.token) return; // another item was chosen meanwhile
       this.view = new ModelView(holder, json, THREE);
-      this.view.canvas.setAttribute("aria-label", `3D preview of ${name}: drag to turn, scroll or pinch to zoom`);
-      setStatus(stage, "");
       const hint = document.createElement("p");
       hint.className = "viewer-hint";
-      hint.textContent = "Drag to turn · scroll to zoom";
+      hint.id = `viewer-hint-${button.dataset.fileId || "model"}`;
+      hint.textContent = "Drag or arrow keys to turn · Ctrl + scroll, pinch or +/− to zoom · Home to reset";
+      this.view.canvas.setAttribute("aria-label", `3D model viewer: ${name}`);
+      this.view.canvas.setAttribute("aria-describedby", hint.id);
+      setStatus(stage, "");
       stage.appendChild(hint);
       await new Promise((resolve) => window.requestAnimationFrame(() => window.requestAnimationFrame(resolve)));
       stage.dataset.state = "ready";

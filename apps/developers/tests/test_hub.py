@@ -71,4 +71,4 @@ def test_section_numbers_become_the_sections_names_and_links():
 
 def test_code_blocks_and_tables_get_their_own_scrolling_box():
     main = main_of(Client().get("/developers/docs/getting-started"))
-    assert '<div class="table-scroll"><table>' in main and "<pre><code" in main
+    assert '<div class="table-scroll" tabindex="0"><table>' in main and '<pre tabindex="0"><code' in main
