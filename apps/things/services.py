@@ -26,8 +26,18 @@ THING_LIKES = LikeTarget(
     lock=counters.thing_lock,
     lock_many=counters.things_lock,
     count_add=lambda thing_ids, delta: counters.thing_count_add(thing_ids, "like_count", delta),
-    on_added=lambda thing, user: thing_event(thing, "thing_liked", user=lambda: user_event_dict(user)),
+    on_added=lambda thing, user: _thing_liked(thing, user),
 )
+
+
+def _thing_liked(thing: Thing, user) -> None:
+    """A new like, in its transaction: the thing_liked webhook event and the creator's notification
+    (once per liker and Thing: unliking and liking again is not news twice, notifications_once)."""
+    thing_event(thing, "thing_liked", user=lambda: user_event_dict(user))
+    notification_services.notification_send(
+        recipient=thing.creator, actor=user, kind="like", key=f"like:thing:{thing.pk}:{user.pk}",
+        subject=thing.name, url=f"/thing:{thing.pk}",
+    )
 
 FALLBACK_LICENSE = "cc-sa"
 CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
@@ -298,7 +308,7 @@ def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:
 
 def thing_like(*, user, thing: Thing) -> None:
     """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once;
-    a thing_liked webhook event (THING_LIKES.on_added); a notification for the creator, once per liker.
+    a thing_liked webhook event and a notification for the creator, once per liker (THING_LIKES.on_added).
 
     The Thing row is locked while the Like and `like_count` change, so the counter stays exact under
     concurrent likes and unlikes of the same Thing (apps.activity.likes).
@@ -306,12 +316,7 @@ def thing_like(*, user, thing: Thing) -> None:
     reasons = rules.thing_like_blockers(user, thing)
     if reasons:
         raise RuleViolation(reasons[0])
-    if counted_like_add(THING_LIKES, item=thing, user=user):
-        # Once per liker and Thing: unliking and liking again is not news twice (notifications_once).
-        notification_services.notification_send(
-            recipient=thing.creator, actor=user, kind="like", key=f"like:thing:{thing.pk}:{user.pk}",
-            subject=thing.name, url=f"/thing:{thing.pk}",
-        )
+    counted_like_add(THING_LIKES, item=thing, user=user)
 
 
 def thing_unlike(*, user, thing: Thing) -> None:
