@@ -28,6 +28,7 @@ from apps.notifications.models import Notification
 
 log = logging.getLogger(__name__)
 User = get_user_model()
+INSERT_BATCH = 1000
 
 
 def _unread_add(user_ids, delta: int) -> None:
@@ -40,18 +41,27 @@ def _unread_add(user_ids, delta: int) -> None:
 def _insert(*, recipient_ids, actor, kind: str, key: str, subject: str, url: str, body: str) -> list[tuple[int, int]]:
     """INSERT one row per recipient unless (recipient, key) is there already; the (id, recipient) added.
     One statement for any number of recipients (PostgreSQL, and SQLite for the quick start)."""
-    if not recipient_ids:
+    ids = sorted(recipient_ids)
+    if len(ids) > INSERT_BATCH:  # bound the statement's parameters (8 a row; SQLite allows 32,766)
+        return [
+            added
+            for start in range(0, len(ids), INSERT_BATCH)
+            for added in _insert(recipient_ids=ids[start:start + INSERT_BATCH], actor=actor, kind=kind, key=key,
+                                 subject=subject, url=url, body=body)
+        ]
+    if not ids:
         return []
     table = connection.ops.quote_name(Notification._meta.db_table)
     now = timezone.now()
     row = "(%s, %s, %s, %s, %s, %s, %s, %s)"
     params: list = []
-    for recipient_id in sorted(recipient_ids):
+    for recipient_id in ids:
         params += [recipient_id, actor.pk if actor is not None else None, kind, subject, url, body, key, now]
+    q = connection.ops.quote_name  # `key` is a keyword to SQLite
+    columns = ", ".join(q(c) for c in ("recipient_id", "actor_id", "kind", "subject", "url", "body", "key", "created"))
     sql = (
-        f"INSERT INTO {table} (recipient_id, actor_id, kind, subject, url, body, key, created) "
-        f"VALUES {', '.join([row] * len(recipient_ids))} "
-        "ON CONFLICT (recipient_id, key) DO NOTHING RETURNING id, recipient_id"
+        f"INSERT INTO {table} ({columns}) VALUES {', '.join([row] * len(ids))} "
+        f"ON CONFLICT ({q('recipient_id')}, {q('key')}) DO NOTHING RETURNING {q('id')}, {q('recipient_id')}"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

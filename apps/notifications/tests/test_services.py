@@ -178,3 +178,15 @@ def test_a_moderators_hide_becomes_a_notification_with_the_reason():
     assert n.kind == "moderation" and n.actor is None
     assert "Reason: A copy." in n.body and n.subject == "Knock-off Vase"
     assert unread(thing.creator) == 1
+
+
+def test_a_large_fan_out_goes_in_batches_and_counts_each_recipient_once(monkeypatch):
+    monkeypatch.setattr(services, "INSERT_BATCH", 2)
+    author = UserFactory()
+    fans = [UserFactory() for _ in range(5)]
+    ids = [fan.pk for fan in fans] + [author.pk]
+    assert services.notification_send_many(recipient_ids=ids, actor=author, kind="new_thing", key="new_thing:1",
+                                           subject="Big") == 5
+    assert services.notification_send_many(recipient_ids=ids, actor=author, kind="new_thing", key="new_thing:1",
+                                           subject="Big") == 0
+    assert [unread(fan) for fan in fans] == [1] * 5 and unread(author) == 0
