@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts import links, selectors, services
+from apps.accounts.models import User
 from apps.accounts.forms import (
     CloseAccountForm,
     EmailChangeForm,
@@ -159,7 +160,7 @@ def account_home(request):
         **_profile_context(user),
         "form": form,
         "unread_messages": selectors.unread_message_count(user=user),
-        "notify_choices": NotifyEmailForm.base_fields["notify_email"].choices,
+        "notify_choices": User.NotifyEmail.choices,
         "picture_fields": [
             ("avatar", "Avatar", links.user_thumbnail_url(user) if user.avatar else ""),
             ("cover", "Cover image", links.user_cover_url(user) if user.cover else ""),

@@ -88,7 +88,7 @@ def register_sections() -> None:
 def _post(request, target, *, back: str):
     form = CommentForm(request.POST)
     if not form.is_valid():
-        message = form.errors["body"][0] if "body" in form.errors else "That reply cannot be posted."
+        message = str(form.errors["body"][0]) if "body" in form.errors else "That reply cannot be posted."
         errors = {name: [str(m) for m in messages] for name, messages in form.errors.items()}
         return refused(request, ValidationFailed(message, errors=errors), next_url=back)
     body, parent_id = form.cleaned_data["body"], form.cleaned_data["parent_id"]
@@ -172,8 +172,8 @@ def comment_edit(request, comment_id: int):
     back = _comment_page(comment)
     form = CommentForm(request.POST)
     if not form.is_valid():
-        return refused(request, ValidationFailed(form.errors["body"][0] if "body" in form.errors else
-                                                 "That comment cannot be saved."), next_url=back)
+        message = str(form.errors["body"][0]) if "body" in form.errors else "That comment cannot be saved."
+        return refused(request, ValidationFailed(message), next_url=back)
     comment = services.comment_update(comment=comment, user=request.user, body=form.cleaned_data["body"])
     return done(request, message="Your comment is saved.",
                 data={"id": comment.pk, "body_html": comment.body_html}, next_url=back)

@@ -10,6 +10,7 @@ Locks are taken in one direction: comment rows first (a reply before its parent)
 """
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -81,20 +82,20 @@ def _thing_commented(thing, comment: Comment) -> None:
     })
 
 
-def _where(comment: Comment, target=None) -> tuple[str, str]:
+def _where(comment: Comment, target: Any = None) -> tuple[str, str]:
     """The name and page of what a comment is on, for its notifications (target rows the callers loaded)."""
     anchor = f"#comment-{comment.pk}"
     if comment.target_type == Comment.TargetType.THING:
-        thing = target if target is not None else comment.thing
+        thing: Any = target if target is not None else comment.thing
         return thing.name, f"/thing:{thing.pk}{anchor}"
     if comment.target_type == Comment.TargetType.MAKE:
-        make = target if target is not None else comment.make
+        make: Any = target if target is not None else comment.make
         return f"Make of {make.thing.name}", f"/make:{make.pk}{anchor}"
-    topic = target if target is not None else comment.topic
+    topic: Any = target if target is not None else comment.topic
     return topic.name, f"/groups/{topic.group.slug}/topics/{topic.pk}{anchor}"
 
 
-def _notify(*, comment: Comment, actor, recipients: list[tuple[str, object]], target=None) -> None:
+def _notify(*, comment: Comment, actor, recipients: list[tuple[str, Any]], target: Any = None) -> None:
     """Notifications of a new comment: (kind, recipient) pairs, each recipient told once."""
     subject, url = _where(comment, target)
     told: set[int] = set()
@@ -177,12 +178,10 @@ def comment_reply(*, user, comment: Comment, body: str) -> Comment:
             thing = comment.thing if comment.thing_id == reply.thing_id else Thing.objects.get(pk=reply.thing_id)
             _thing_commented(thing, reply)
         # The author replied to hears of it; so does the owner of what it is on (once).
-        owner = (
-            comment.thing.creator if comment.thing_id else comment.make.creator if comment.make_id
-            else comment.topic.user
-        )
+        on: Any = comment.thing or comment.make or comment.topic
+        owner = _target_owner(on)
         _notify(comment=reply, actor=user, recipients=[("reply", comment.user), ("comment", owner)],
-                target=comment.thing or comment.make or comment.topic)
+                target=on)
     return reply
 
 

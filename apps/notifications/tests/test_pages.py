@@ -1,5 +1,7 @@
 """The social pages of issue 26: notifications and the bell, following makers and groups, editing and
 deleting one's own comment, likes counted in place, limits stated and never cut, makes called "Make"."""
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -20,7 +22,7 @@ pytestmark = pytest.mark.django_db
 JSON = {"HTTP_ACCEPT": "application/json"}
 
 
-def signed_in(user) -> Client:
+def signed_in(user):
     client = Client()
     client.force_login(user)
     return client
@@ -62,12 +64,13 @@ def test_the_notifications_page_reads_a_bounded_number_of_queries(user, rows, dj
 
 def test_marking_one_read_answers_the_new_count_and_others_cannot(user):
     notify(user, 2)
-    first = Notification.objects.filter(recipient=user).first()
+    first = Notification.objects.filter(recipient=user).earliest("pk")
     response = signed_in(user).post(f"/notifications/{first.pk}/read", **JSON)
     assert response.status_code == 200 and response.json()["unread"] == 1
     stranger = signed_in(UserFactory())
     assert stranger.post(f"/notifications/{first.pk}/read").status_code == 404
-    assert Client().post(f"/notifications/{first.pk}/read", **JSON).status_code == 401
+    anonymous: Any = Client()
+    assert anonymous.post(f"/notifications/{first.pk}/read", **JSON).status_code == 401
 
 
 def test_mark_all_read_without_javascript_goes_back_to_the_list(user):

@@ -101,7 +101,7 @@ def test_marking_read_moves_the_bell_exactly():
     for i in range(3):
         services.notification_send(recipient=user, actor=actor, kind="like", key=f"k{i}", subject="S")
     assert unread(user) == 3
-    first = Notification.objects.filter(recipient=user).first()
+    first = Notification.objects.filter(recipient=user).earliest("pk")
     services.notification_mark_read(notification=first)
     services.notification_mark_read(notification=first)  # again: no-op
     assert unread(user) == 2
