@@ -54,7 +54,7 @@ class MessageForm(forms.Form):
         help_text="The user name of the recipient.",
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
-    body = forms.CharField(
+    body = LimitedCharField(
         label="Message",
         max_length=rules.MESSAGE_BODY_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 8}),

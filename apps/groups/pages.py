@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from apps.core.exceptions import DomainError, NotFound
 from apps.core.sections import page_sections
-from apps.core.site import done, login_required_page, paginate, refused
+from apps.core.site import LimitedCharField, done, login_required_page, paginate, refused
 from apps.groups import rules, selectors, services
 from apps.groups.models import TOPIC_BODY_MAX_LENGTH, TOPIC_NAME_MAX_LENGTH
 from apps.uploads.links import store_url
@@ -29,7 +29,7 @@ SORT_LABELS = {
 
 class TopicForm(forms.Form):
     name = forms.CharField(label="Title", max_length=TOPIC_NAME_MAX_LENGTH)
-    body = forms.CharField(max_length=TOPIC_BODY_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 5}))
+    body = LimitedCharField(max_length=TOPIC_BODY_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 5}))
 
 
 def group_url(group) -> str:
