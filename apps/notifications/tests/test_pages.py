@@ -243,3 +243,12 @@ def test_a_make_is_called_a_make_on_its_page(client):
     make = make_of(ThingFactory(name="Cube"))
     html = client.get(f"/make:{make.pk}").content.decode()
     assert "Make of <a" in html and "Copy of" not in html
+
+
+def test_moderators_read_notifications_in_the_admin_and_cannot_write_them(user):
+    notify(user, 2, actor=UserFactory(username="liker"))
+    moderator = UserFactory(is_staff=True, is_superuser=True)
+    client = signed_in(moderator)
+    page = client.get("/admin/notifications/notification/?q=liker")
+    assert page.status_code == 200 and page.content.decode().count("liker") >= 2
+    assert client.get("/admin/notifications/notification/add/").status_code == 403
