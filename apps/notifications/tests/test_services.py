@@ -190,3 +190,9 @@ def test_a_large_fan_out_goes_in_batches_and_counts_each_recipient_once(monkeypa
     assert services.notification_send_many(recipient_ids=ids, actor=author, kind="new_thing", key="new_thing:1",
                                            subject="Big") == 0
     assert [unread(fan) for fan in fans] == [1] * 5 and unread(author) == 0
+
+
+def test_beat_sends_the_digest_daily_through_the_real_task(settings):
+    entry = settings.CELERY_BEAT_SCHEDULE["notifications-daily-digest"]
+    assert entry["task"] == tasks.notifications_digest_enqueue_all.name
+    assert entry["schedule"].hour == {7} and entry["schedule"].minute == {0}
