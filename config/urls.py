@@ -28,6 +28,7 @@ urlpatterns = [
     path("", include("apps.comments.urls")),
     path("", include("apps.thingapps.urls")),
     path("", include("apps.reports.urls")),
+    path("", include("apps.notifications.urls")),
     path("", include("apps.demo.urls")),  # the demo app's callback page (issue 23)
 ]
 

@@ -3,7 +3,9 @@
 from django import forms
 
 from apps.accounts import rules
+from apps.accounts.models import User
 from apps.core.licenses import USER_LICENSE_CHOICES
+from apps.core.site import LimitedCharField
 
 
 class SignupForm(forms.Form):
@@ -36,7 +38,7 @@ class ProfileForm(forms.Form):
     first_name = forms.CharField(required=False, max_length=rules.PROFILE_FIELD_MAX_LENGTHS["first_name"])
     last_name = forms.CharField(required=False, max_length=rules.PROFILE_FIELD_MAX_LENGTHS["last_name"])
     location = forms.CharField(required=False, max_length=rules.PROFILE_FIELD_MAX_LENGTHS["location"])
-    bio = forms.CharField(
+    bio = LimitedCharField(
         required=False,
         max_length=rules.PROFILE_FIELD_MAX_LENGTHS["bio"],
         widget=forms.Textarea(attrs={"rows": 5}),
@@ -52,7 +54,7 @@ class MessageForm(forms.Form):
         help_text="The user name of the recipient.",
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
-    body = forms.CharField(
+    body = LimitedCharField(
         label="Message",
         max_length=rules.MESSAGE_BODY_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 8}),
@@ -106,3 +108,9 @@ class CloseAccountForm(forms.Form):
         max_length=rules.USERNAME_MAX_LENGTH,
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
+
+
+class NotifyEmailForm(forms.Form):
+    """/account/notifications: how notifications come by e-mail (User.notify_email)."""
+
+    notify_email = forms.ChoiceField(choices=User.NotifyEmail.choices, label="E-mail me about notifications")

@@ -40,6 +40,11 @@ RESERVED_USERNAMES = {
 class User(AbstractUser):  # type: ignore[django-manager-missing]
     """A Thingyard user. `username` is the spec's `name`."""
 
+    class NotifyEmail(models.TextChoices):
+        NONE = "none", "No e-mail"
+        EACH = "each", "An e-mail for each notification"
+        DAILY = "daily", "A daily digest"
+
     username = models.CharField(
         max_length=40,
         unique=True,
@@ -55,6 +60,11 @@ class User(AbstractUser):  # type: ignore[django-manager-missing]
     avatar = models.CharField(max_length=512, blank=True, help_text="Object-store key of the avatar image")
     cover = models.CharField(max_length=512, blank=True, help_text="Object-store key of the cover image")
     suspended_reason = models.TextField(blank=True)
+    # How the member hears of notifications by e-mail (apps.notifications); the digest by default.
+    notify_email = models.CharField(max_length=8, choices=NotifyEmail.choices, default=NotifyEmail.DAILY)
+    # The bell's count, kept by apps.notifications (recounted under this row's lock at each change), so
+    # the header of every page reads it from the signed-in user's row without a query of its own.
+    notifications_unread = models.PositiveIntegerField(default=0)
 
     objects: ClassVar[UserManager[Self]] = UserManager()  # type: ignore[assignment]
 

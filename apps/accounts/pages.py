@@ -10,15 +10,18 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from apps.accounts import links, selectors, services
+from apps.accounts.models import User
 from apps.accounts.forms import (
     CloseAccountForm,
     EmailChangeForm,
     MessageForm,
+    NotifyEmailForm,
     PasswordResetRequestForm,
     ProfileForm,
     SignupForm,
 )
-from apps.core.site import apply_errors, safe_next
+from apps.core.site import apply_errors, done, login_required_page, refused, safe_next
+from apps.core.exceptions import DomainError
 from apps.accounts.profiles import profile_tabs
 from apps.core.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
 from apps.core.site import paginate
@@ -49,7 +52,10 @@ def profile_page(request, username, tab=None):
     current = next((t for t in tabs if t.slug == tab), None) if tab else (tabs[0] if tabs else None)
     if tab and current is None:
         raise Http404
-    context = {**_profile_context(user), "tabs": tabs, "tab": current, "is_self": request.user.pk == user.pk}
+    context = {
+        **_profile_context(user), "tabs": tabs, "tab": current, "is_self": request.user.pk == user.pk,
+        "follow": selectors.user_follow_state(user=user, viewer=request.user),
+    }
     if current is not None:
         page = paginate(request, current.listing(owner=user, viewer=request.user))
         items = list(page)
@@ -57,6 +63,42 @@ def profile_page(request, username, tab=None):
             items = current.prepare(items, viewer=request.user)
         context.update(page=page, items=items)
     return render(request, "accounts/profile.html", context)
+
+
+@login_required_page
+@require_POST
+def profile_follow(request, username):
+    """POST action=follow|unfollow from a maker's page (the same services as POST/DELETE
+    /users/{username}/followers); JSON for the site's script: {following, follower_count}."""
+    try:
+        user = selectors.user_get_by_name(username, viewer=request.user)
+    except NotFound:
+        raise Http404 from None
+    back = f"/@{user.username}"
+    try:
+        if request.POST.get("action") == "unfollow":
+            services.user_unfollow(follower=request.user, followed=user)
+        else:
+            services.user_follow(follower=request.user, followed=user)
+    except DomainError as exc:
+        return refused(request, exc, next_url=back)
+    state = selectors.user_follow_state(user=user, viewer=request.user)
+    message = f"You follow {user.username}." if state["following"] else f"You no longer follow {user.username}."
+    return done(request, message=message, data={"following": state["following"], "count": state["count"]},
+                next_url=back)
+
+
+@login_required
+@require_POST
+def account_notify_email(request):
+    """/account/notifications: the e-mail choice for notifications (none, each, daily digest)."""
+    form = NotifyEmailForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose one of the e-mail options.")
+        return redirect(ACCOUNT_HOME + "#notifications")
+    services.user_notify_email_set(user=request.user, choice=form.cleaned_data["notify_email"])
+    messages.success(request, f"Saved: {request.user.get_notify_email_display()}.")
+    return redirect(ACCOUNT_HOME + "#notifications")
 
 
 def _safe_next(request) -> str:
@@ -118,6 +160,7 @@ def account_home(request):
         **_profile_context(user),
         "form": form,
         "unread_messages": selectors.unread_message_count(user=user),
+        "notify_choices": User.NotifyEmail.choices,
         "picture_fields": [
             ("avatar", "Avatar", links.user_thumbnail_url(user) if user.avatar else ""),
             ("cover", "Cover image", links.user_cover_url(user) if user.cover else ""),

@@ -2,11 +2,11 @@
 
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Lower
 
 from apps.accounts import rules
-from apps.accounts.models import Message, User
+from apps.accounts.models import Follow, Message, User
 from apps.core.exceptions import NotFound, PermissionDenied
 from apps.core.lookups import id_or_404
 
@@ -113,3 +113,13 @@ def user_closing_summary(*, user) -> dict[str, int]:
         manager = getattr(user, name, None)
         counts[label] = manager.count() if manager is not None else 0
     return counts
+
+
+def user_follow_state(*, user, viewer) -> dict:
+    """The follow button's state on a maker's page: {"count": followers (active ones), "following": bool},
+    in one query."""
+    viewer_pk = viewer.pk if viewer is not None and viewer.is_authenticated else -1
+    row = Follow.objects.filter(followed=user, follower__is_active=True).aggregate(
+        count=Count("pk"), mine=Count("pk", filter=Q(follower_id=viewer_pk)),
+    )
+    return {"count": row["count"] or 0, "following": bool(row["mine"])}

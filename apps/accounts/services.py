@@ -194,6 +194,15 @@ def user_follow(*, follower: User, followed: User) -> Follow:
     return follow
 
 
+def user_notify_email_set(*, user: User, choice: str) -> None:
+    """How the member hears of notifications by e-mail (none, each, daily); the form checked the choice."""
+    if choice not in User.NotifyEmail.values:
+        raise ValidationFailed("Choose one of the e-mail options.", errors={"notify_email": ["Not a choice."]})
+    if user.notify_email != choice:
+        user.notify_email = choice
+        user.save(update_fields=["notify_email"])
+
+
 def user_unfollow(*, follower: User, followed: User) -> None:
     """Stop following (spec §4.1); not following already is fine. Side effects: the `follow` event goes."""
     with transaction.atomic():

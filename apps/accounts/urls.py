@@ -48,6 +48,7 @@ urlpatterns = [
     ),
     # Site pages.
     path("@<str:username>", pages.profile_page, name="profile"),
+    path("@<str:username>/follow", pages.profile_follow, name="profile-follow"),
     path("@<str:username>/<slug:tab>", pages.profile_page, name="profile-tab"),
     path("signup/", pages.signup, name="signup"),
     path("account/", pages.account_home, name="account"),
@@ -60,6 +61,7 @@ urlpatterns = [
     path("reset/done/", pages.password_reset_complete, name="password-reset-complete"),
     path("account/password", pages.PasswordChange.as_view(), name="account-password"),
     path("account/email", pages.account_email, name="account-email"),
+    path("account/notifications", pages.account_notify_email, name="account-notify-email"),
     path("account/email/confirm/<str:token>", pages.email_change_confirm, name="email-change-confirm"),
     path("account/close", pages.account_close, name="account-close"),
     path("account/messages", pages.messages_page, name="messages"),

@@ -48,6 +48,8 @@ class Comment(Moderated):
     counted = models.BooleanField(default=False)
     added = models.DateTimeField(auto_now_add=True)
     modified = models.DateTimeField(auto_now=True)
+    # When the author last changed the body (the site marks the comment "edited"); null if never.
+    edited_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

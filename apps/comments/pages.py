@@ -10,13 +10,16 @@ from django.views.decorators.http import require_POST
 from apps.comments import rules, selectors, services
 from apps.comments.models import BODY_MAX_LENGTH
 from apps.core.exceptions import DomainError, NotFound, PermissionDenied, ValidationFailed
-from apps.core.site import done, login_required_page, refused
+from apps.core.site import LimitedCharField, done, login_required_page, refused
 from apps.groups.selectors import group_is_member
 from apps.core.sections import PageSection, page_section_register
 
 
 class CommentForm(forms.Form):
-    body = forms.CharField(max_length=BODY_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 3}))
+    body = LimitedCharField(
+        max_length=BODY_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 3}),
+        error_messages={"required": "Write something first."},
+    )
     parent_id = forms.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
 
 
@@ -85,7 +88,7 @@ def register_sections() -> None:
 def _post(request, target, *, back: str):
     form = CommentForm(request.POST)
     if not form.is_valid():
-        message = "Write something first." if "body" in form.errors else "That reply cannot be posted."
+        message = str(form.errors["body"][0]) if "body" in form.errors else "That reply cannot be posted."
         errors = {name: [str(m) for m in messages] for name, messages in form.errors.items()}
         return refused(request, ValidationFailed(message, errors=errors), next_url=back)
     body, parent_id = form.cleaned_data["body"], form.cleaned_data["parent_id"]
@@ -139,3 +142,54 @@ def topic_comment_post(request, slug: str, topic_id: int):
     if topic.group.slug.lower() != slug.lower():
         raise Http404
     return _post(request, topic, back=f"/groups/{topic.group.slug}/topics/{topic.pk}")
+
+
+# --- the author's edit and delete ------------------------------------------------------------------------
+
+
+def _comment_page(comment) -> str:
+    """The page a comment is on, at the comment (where the site sends the author back)."""
+    if comment.target_type == "thing":
+        base = f"/thing:{comment.thing_id}"
+    elif comment.target_type == "make":
+        base = f"/make:{comment.make_id}"
+    else:
+        base = f"/groups/{comment.topic.group.slug}/topics/{comment.topic_id}"
+    return f"{base}#comment-{comment.pk}"
+
+
+@login_required_page
+@require_POST
+def comment_edit(request, comment_id: int):
+    """The author changes a comment's body (the same selector and service as PATCH /comments/{id}/:
+    someone else's comment is 403, a missing or hidden one 404); the comment is then marked edited."""
+    try:
+        comment = selectors.comment_get_editable(comment_id, viewer=request.user)
+    except NotFound:
+        raise Http404 from None
+    except PermissionDenied:
+        return refused(request, PermissionDenied("Only its author can edit a comment."), next_url="/")
+    back = _comment_page(comment)
+    form = CommentForm(request.POST)
+    if not form.is_valid():
+        message = str(form.errors["body"][0]) if "body" in form.errors else "That comment cannot be saved."
+        return refused(request, ValidationFailed(message), next_url=back)
+    comment = services.comment_update(comment=comment, user=request.user, body=form.cleaned_data["body"])
+    return done(request, message="Your comment is saved.",
+                data={"id": comment.pk, "body_html": comment.body_html}, next_url=back)
+
+
+@login_required_page
+@require_POST
+def comment_delete(request, comment_id: int):
+    """The author (or the owner of what it is on) deletes a comment (the same selector and service as
+    DELETE /comments/{id}/); moderators hide comments from the admin."""
+    try:
+        comment = selectors.comment_get_deletable(comment_id, viewer=request.user)
+    except NotFound:
+        raise Http404 from None
+    except PermissionDenied:
+        return refused(request, PermissionDenied("You cannot delete this comment."), next_url="/")
+    back = _comment_page(comment).split("#")[0] + "#comments"
+    services.comment_delete(comment=comment, user=request.user)
+    return done(request, message="The comment is deleted.", data={"id": comment.pk}, next_url=back)

@@ -10,8 +10,10 @@ Locks are taken in one direction: comment rows first (a reply before its parent)
 """
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from apps.activity.models import Event
 from apps.activity.services import event_record
@@ -25,6 +27,7 @@ from apps.core.services import model_update
 from apps.groups.counters import topic_count_add
 from apps.groups.models import GroupMember, GroupTopic
 from apps.makes.counters import make_count_add
+from apps.notifications import services as notification_services
 from apps.accounts.links import iso8601
 from apps.things.counters import thing_count_add
 from apps.things.events import thing_event
@@ -79,11 +82,38 @@ def _thing_commented(thing, comment: Comment) -> None:
     })
 
 
+def _where(comment: Comment, target: Any = None) -> tuple[str, str]:
+    """The name and page of what a comment is on, for its notifications (target rows the callers loaded)."""
+    anchor = f"#comment-{comment.pk}"
+    if comment.target_type == Comment.TargetType.THING:
+        thing: Any = target if target is not None else comment.thing
+        return thing.name, f"/thing:{thing.pk}{anchor}"
+    if comment.target_type == Comment.TargetType.MAKE:
+        make: Any = target if target is not None else comment.make
+        return f"Make of {make.thing.name}", f"/make:{make.pk}{anchor}"
+    topic: Any = target if target is not None else comment.topic
+    return topic.name, f"/groups/{topic.group.slug}/topics/{topic.pk}{anchor}"
+
+
+def _notify(*, comment: Comment, actor, recipients: list[tuple[str, Any]], target: Any = None) -> None:
+    """Notifications of a new comment: (kind, recipient) pairs, each recipient told once."""
+    subject, url = _where(comment, target)
+    told: set[int] = set()
+    for kind, recipient in recipients:
+        if recipient is None or recipient.pk in told:
+            continue
+        told.add(recipient.pk)
+        notification_services.notification_send(
+            recipient=recipient, actor=actor, kind=kind, key=f"comment:{comment.pk}", subject=subject, url=url,
+            body=comment.body,
+        )
+
+
 def comment_create(*, user, target, body: str) -> Comment:
     """A new top-level comment on a Thing, make or group topic (members only for a topic, 403).
 
     The caller already checked that `user` may see the target. Side effects: the target's comment_count
-    goes up by one; a `comment` event for the target's creator (none for one's own)."""
+    goes up by one; a `comment` event and a notification for the target's creator (none for one's own)."""
     target_type = target_type_of(target)
     if target_type == Comment.TargetType.GROUP_TOPIC:
         _require_member(target, user)
@@ -101,6 +131,7 @@ def comment_create(*, user, target, body: str) -> Comment:
         )
         if target_type == Comment.TargetType.THING:
             _thing_commented(target, comment)
+        _notify(comment=comment, actor=user, recipients=[("comment", _target_owner(target))], target=target)
     return comment
 
 
@@ -109,7 +140,8 @@ def comment_reply(*, user, comment: Comment, body: str) -> Comment:
 
     400 for a deleted comment; 403 for a group topic's comment when not a member. At the deepest level
     the reply goes next to `comment` (rules.comment_reply_parent_id). Side effects: the target's
-    comment_count goes up by one; a `comment` event for the author of the comment replied to."""
+    comment_count goes up by one; a `comment` event for the author of the comment replied to; notifications
+    for that author (a reply) and for the target's creator (a comment)."""
     if comment.topic is not None:  # a group topic's comment
         _require_member(comment.topic, user)
     reasons = rules.comment_reply_blockers(comment)
@@ -145,6 +177,11 @@ def comment_reply(*, user, comment: Comment, body: str) -> Comment:
             # The selectors load a comment with its Thing (comment_get_for_viewer): no query here then.
             thing = comment.thing if comment.thing_id == reply.thing_id else Thing.objects.get(pk=reply.thing_id)
             _thing_commented(thing, reply)
+        # The author replied to hears of it; so does the owner of what it is on (once).
+        on: Any = comment.thing or comment.make or comment.topic
+        owner = _target_owner(on)
+        _notify(comment=reply, actor=user, recipients=[("reply", comment.user), ("comment", owner)],
+                target=on)
     return reply
 
 
@@ -158,9 +195,10 @@ def comment_update(*, comment: Comment, user, body: str) -> Comment:
         if not rules.comment_can_edit(user, row):
             raise PermissionDenied()
         if row.body != body:
-            model_update(row, data={"body": body, "body_html": body_html}, fields=["body", "body_html"],
-                         also=["modified"], changed_only=False)
+            model_update(row, data={"body": body, "body_html": body_html, "edited_at": timezone.now()},
+                         fields=["body", "body_html", "edited_at"], also=["modified"], changed_only=False)
     comment.body, comment.body_html, comment.modified = row.body, row.body_html, row.modified
+    comment.edited_at = row.edited_at
     return comment
 
 

@@ -27,6 +27,8 @@ urlpatterns: list = [
     path(f"{topic}/comments", views.TopicCommentsView.as_view(), name="topic-comments"),
     # Site pages (session, CSRF): posting from the Thing, make and group topic pages.
     path("thing:<int:thing_id>/comments", pages.thing_comment_post, name="thing-page-comment"),
+    path("comment:<int:comment_id>/edit", pages.comment_edit, name="comment-page-edit"),
+    path("comment:<int:comment_id>/delete", pages.comment_delete, name="comment-page-delete"),
     path("make:<int:make_id>/comments", pages.make_comment_post, name="make-page-comment"),
     path("groups/<group_slug:slug>/topics/<int:topic_id>/comments", pages.topic_comment_post, name="topic-page-comment"),
 ]

@@ -125,6 +125,23 @@ def paginate(request, object_list, *, per_page: int = PAGE_SIZE):
     return Paginator(object_list, per_page).get_page(request.GET.get("page"))
 
 
+class LimitedCharField(forms.CharField):
+    """A text field whose limit is stated, never enforced by cutting (issue 26): no `maxlength` attribute
+    (a browser cuts a paste at it without a word); `data-max-length` instead, which site.js counts down
+    under the field; the server refuses a longer text with an error that says by how much."""
+
+    default_error_messages = {
+        "max_length": "This is %(show_value)d characters long; the limit is %(limit_value)d. "
+        "Shorten it: nothing was cut or saved.",
+    }
+
+    def widget_attrs(self, widget):
+        attrs = super().widget_attrs(widget)
+        if "maxlength" in attrs:
+            attrs["data-max-length"] = attrs.pop("maxlength")
+        return attrs
+
+
 def no_content() -> HttpResponse:
     return HttpResponse(status=204)
 

@@ -81,3 +81,17 @@ class GroupTopic(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class GroupFollow(models.Model):
+    """A member follows a group (issue 26: the site's follow button); following is not joining."""
+
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="follows")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="group_follows")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["group", "user"], name="group_follow_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} follows group {self.group_id}"

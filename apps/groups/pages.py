@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from apps.core.exceptions import DomainError, NotFound
 from apps.core.sections import page_sections
-from apps.core.site import done, login_required_page, paginate, refused
+from apps.core.site import LimitedCharField, done, login_required_page, paginate, refused
 from apps.groups import rules, selectors, services
 from apps.groups.models import TOPIC_BODY_MAX_LENGTH, TOPIC_NAME_MAX_LENGTH
 from apps.uploads.links import store_url
@@ -29,7 +29,7 @@ SORT_LABELS = {
 
 class TopicForm(forms.Form):
     name = forms.CharField(label="Title", max_length=TOPIC_NAME_MAX_LENGTH)
-    body = forms.CharField(max_length=TOPIC_BODY_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 5}))
+    body = LimitedCharField(max_length=TOPIC_BODY_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 5}))
 
 
 def group_url(group) -> str:
@@ -68,6 +68,7 @@ def group_page(request, slug: str):
         "topics": list(selectors.group_topic_list(group=group)[:TOPICS_SHOWN]),
         "is_owner": rules.group_is_owner(request.user, group),
         "topic_form": TopicForm() if group.is_member else None,
+        "follow": selectors.group_follow_state(group=group, viewer=request.user),
     }
     return render(request, "groups/group.html", context)
 
@@ -95,6 +96,21 @@ def group_join(request, slug: str):
     group = _group_or_404(request, slug)
     services.group_join(group=group, user=request.user)
     return done(request, message=f"Welcome to {group.name}.", next_url=group_url(group))
+
+
+@login_required_page
+@require_POST
+def group_follow(request, slug: str):
+    """POST action=follow|unfollow; JSON for the site's script: {following, count}."""
+    group = _group_or_404(request, slug)
+    if request.POST.get("action") == "unfollow":
+        services.group_unfollow(group=group, user=request.user)
+    else:
+        services.group_follow(group=group, user=request.user)
+    state = selectors.group_follow_state(group=group, viewer=request.user)
+    message = f"You follow {group.name}." if state["following"] else f"You no longer follow {group.name}."
+    return done(request, message=message, data={"following": state["following"], "count": state["count"]},
+                next_url=group_url(group))
 
 
 @login_required_page

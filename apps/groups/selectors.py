@@ -5,7 +5,7 @@ A group hidden by a moderator (core.moderation) is gone for everyone but staff: 
 filters it with `visible_q`, so its detail, topics, Things and members answer 404 and lists skip it."""
 from django.contrib.auth import get_user_model
 from django.db.models import (
-    Case, Exists, F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When,
+    Case, Count, Exists, F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When,
 )
 from django.db.models.functions import Coalesce, Greatest
 
@@ -13,7 +13,7 @@ from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
 from apps.core.moderation import visible_q
 from apps.core.lookups import id_or_404, viewer_id
 from apps.groups import rules
-from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
+from apps.groups.models import Group, GroupFollow, GroupMember, GroupThing, GroupTopic
 from apps.things.selectors import thing_list_visible, thing_visible_q
 
 FILTERS = ("all", "my-groups")
@@ -179,3 +179,12 @@ def group_get_by_slug(slug: str, *, viewer) -> Group:
     if group is None:
         raise NotFound()
     return group
+
+
+def group_follow_state(*, group, viewer) -> dict:
+    """The follow button's state: {"count": followers, "following": bool}, in one query."""
+    uid = viewer_id(viewer)
+    row = GroupFollow.objects.filter(group=group).aggregate(
+        count=Count("pk"), mine=Count("pk", filter=Q(user_id=uid if uid is not None else -1)),
+    )
+    return {"count": row["count"] or 0, "following": bool(row["mine"])}

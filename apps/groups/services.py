@@ -7,7 +7,7 @@ from django.utils import timezone
 from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation, ValidationFailed
 from apps.core.services import model_update
 from apps.groups import rules
-from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
+from apps.groups.models import Group, GroupFollow, GroupMember, GroupThing, GroupTopic
 from apps.uploads import rules as upload_rules
 from apps.uploads.flow.services import object_delete_on_commit
 
@@ -67,6 +67,16 @@ def group_image_finalize(upload, *, size: int) -> None:
 def group_join(*, group, user) -> None:
     """Join a group; joining again is a no-op."""
     GroupMember.objects.get_or_create(group=group, user=user)
+
+
+def group_follow(*, group, user) -> None:
+    """Follow a group; following again is a no-op (group_follow_unique)."""
+    GroupFollow.objects.get_or_create(group=group, user=user)
+
+
+def group_unfollow(*, group, user) -> None:
+    """Stop following a group; not following already is fine."""
+    GroupFollow.objects.filter(group=group, user=user).delete()
 
 
 def group_member_remove(*, group, user, member_id: int) -> None:

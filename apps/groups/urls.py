@@ -38,6 +38,7 @@ urlpatterns: list = [
     path("browse/groups", pages.group_list_page, name="group-list-page"),
     path("groups/<group_slug:slug>", pages.group_page, name="group-page"),
     path("groups/<group_slug:slug>/join", pages.group_join, name="group-page-join"),
+    path("groups/<group_slug:slug>/follow", pages.group_follow, name="group-page-follow"),
     path("groups/<group_slug:slug>/leave", pages.group_leave, name="group-page-leave"),
     path("groups/<group_slug:slug>/topics/new", pages.topic_new, name="group-page-topic-new"),
     path("groups/<group_slug:slug>/topics/<int:topic_id>", pages.topic_page, name="group-page-topic"),

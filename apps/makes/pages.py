@@ -16,7 +16,7 @@ from apps.accounts.links import user_public_url
 from apps.accounts.profiles import ProfileTab, profile_tab_register
 from apps.core.exceptions import DomainError, NotAuthenticated, NotFound, PermissionDenied
 from apps.core.sections import PageSection, page_section_register, page_sections
-from apps.core.site import done, json_body, login_required_page, refused
+from apps.core.site import LimitedCharField, done, json_body, login_required_page, refused
 from apps.makes import links, rules, selectors, services
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
 from apps.things.links import thing_public_url
@@ -29,7 +29,7 @@ THING_PAGE_MAKES = 8
 
 
 class MakeDescriptionForm(forms.Form):
-    description = forms.CharField(
+    description = LimitedCharField(
         required=False, max_length=DESCRIPTION_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 4})
     )
 

@@ -17,6 +17,7 @@ from apps.core.exceptions import NotFound, RuleViolation
 from apps.core.services import model_update
 from apps.accounts.links import iso8601
 from apps.makes import counters, rules
+from apps.notifications import services as notification_services
 from apps.makes.links import make_api_url, make_public_url
 from apps.makes.models import Make, MakeLike
 from apps.things import counters as thing_counters
@@ -73,6 +74,10 @@ def _create_locked(*, thing: Thing, creator, description: str = "") -> Make:
     thing_counters.thing_count_add(thing.pk, "make_count", 1)
     event_record(
         recipient=thing.creator, actor=creator, kind=Event.Kind.MAKE, target_type="make", target_id=make.pk
+    )
+    notification_services.notification_send(
+        recipient=thing.creator, actor=creator, kind="make", key=f"make:{make.pk}", subject=thing.name,
+        url=f"/make:{make.pk}",
     )
     _make_event(
         "make_created", make_id=make.pk, thing_id=thing.pk, user_ids=[creator.pk, thing.creator_id],

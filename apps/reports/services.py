@@ -8,11 +8,22 @@ from apps.accounts import services as account_services
 from apps.core.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
 from apps.core.moderation import moderation_hide, moderation_unhide
 from apps.core.throttle import FailureLimit, failure_record, locked_for, wait_message
+from apps.notifications import services as notification_services
 from apps.reports import rules
 from apps.reports.kinds import KINDS, ReportKind, kind_get, target_get
 from apps.reports.models import Appeal, Report
 
 REPORT_LIMIT = FailureLimit("reports:reporter", limit=rules.REPORTS_PER_HOUR, window_seconds=3600, lock_seconds=3600)
+
+
+def _notice(*, moderator, recipient, body: str, subject: str, url: str = "") -> None:
+    """A moderator's notice: the private message (accounts) and a notification (the bell, e-mail)."""
+    message = account_services.moderation_notice_send(moderator=moderator, recipient=recipient, body=body)
+    if message is not None:
+        notification_services.notification_send(
+            recipient=recipient, actor=None, kind="moderation", key=f"moderation:message:{message.pk}",
+            subject=subject, url=url, body=body,
+        )
 
 
 def _kind_or_404(name: str) -> ReportKind:
@@ -93,9 +104,11 @@ def item_hide(*, kind: str, item, reason: str, moderator, notify: bool = True) -
     spec.after_hiding(item)
     owner = spec.owner(item)
     if notify and owner is not None:
-        account_services.moderation_notice_send(
+        _notice(
             moderator=moderator,
             recipient=owner,
+            subject=spec.title(item),
+            url=spec.url(item),
             body=(
                 f"Your {spec.label} “{spec.title(item)}” was hidden by a moderator.\n\n"
                 f"Reason: {reason.strip()}\n\n"
@@ -129,8 +142,9 @@ def reports_warn_owners(*, reports, message: str, moderator) -> int:
     warned = set()
     for report in reports:
         if report.owner_id and report.owner_id not in warned:
-            account_services.moderation_notice_send(
-                moderator=moderator, recipient=report.owner, body=f"A warning from the moderators:\n\n{message.strip()}"
+            _notice(
+                moderator=moderator, recipient=report.owner, subject="your account",
+                body=f"A warning from the moderators:\n\n{message.strip()}",
             )
             warned.add(report.owner_id)
     _close(reports, status=Report.Status.ACTIONED, moderator=moderator, note=f"Warned: {message}")
@@ -194,9 +208,11 @@ def appeal_decide(*, appeal: Appeal, grant: bool, moderator, note: str = "") -> 
         spec.after_hiding(item)
     title = spec.title(item) if (spec is not None and item is not None) else f"{appeal.kind} {appeal.target_id}"
     verdict = "granted: it is shown again" if grant else "rejected: it stays hidden"
-    account_services.moderation_notice_send(
+    _notice(
         moderator=moderator,
         recipient=appeal.owner,
+        subject=title,
+        url=spec.url(item) if (spec is not None and item is not None) else "",
         body=f"Your appeal about “{title}” was {verdict}." + (f"\n\n{note.strip()}" if note.strip() else ""),
     )
     return True

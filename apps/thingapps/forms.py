@@ -11,6 +11,7 @@ from apps.thingapps import rules
 from apps.things import rules as thing_rules
 from apps.things.models import Category
 from apps.things.selectors import category_get_by_name, category_tree_order
+from apps.core.site import LimitedCharField
 
 TAGS_TEXT_MAX_LENGTH = 6000
 
@@ -27,7 +28,7 @@ def category_choices() -> list[tuple[str, str]]:
 class ThingSaveForm(forms.Form):
     id = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID, widget=forms.HiddenInput)
     name = forms.CharField(max_length=thing_rules.THING_NAME_MAX_LENGTH)
-    description = forms.CharField(
+    description = LimitedCharField(
         required=False, max_length=thing_rules.THING_TEXT_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 4})
     )
     category = forms.ChoiceField(required=False)

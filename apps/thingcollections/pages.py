@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from apps.accounts.links import user_public_url
 from apps.accounts.profiles import ProfileTab, profile_tab_register
 from apps.core.exceptions import DomainError, NotFound, ValidationFailed
-from apps.core.site import PAGE_SIZE, done, login_required_page, refused
+from apps.core.site import LimitedCharField, PAGE_SIZE, done, login_required_page, refused
 from apps.things.links import thing_public_url
 from apps.core.sections import PageSection, page_section_register
 from apps.thingcollections import rules, selectors, services
@@ -24,7 +24,7 @@ from apps.thingcollections.models import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH
 
 class CollectionForm(forms.Form):
     name = forms.CharField(max_length=NAME_MAX_LENGTH)
-    description = forms.CharField(
+    description = LimitedCharField(
         required=False, max_length=DESCRIPTION_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 3})
     )
 

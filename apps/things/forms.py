@@ -4,6 +4,7 @@ thing_update decide, with the same rules as POST /things/ and PATCH /things/{id}
 from django import forms
 
 from apps.core.licenses import THING_LICENSE_CHOICES, THING_LICENSES
+from apps.core.site import LimitedCharField
 from apps.things import rules
 from apps.things.printsettings import FIELDS as PRINT_FIELDS
 from apps.things.printsettings import PrintSettingsError, print_settings_merge, print_settings_parse
@@ -28,18 +29,19 @@ def tags_text_parse(raw) -> list[str]:
 
 class ThingForm(forms.Form):
     name = forms.CharField(max_length=rules.THING_NAME_MAX_LENGTH)
-    description = forms.CharField(
+    description = LimitedCharField(
         required=False,
         max_length=rules.THING_TEXT_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 8}),
-        help_text="Markdown: **bold**, *italic*, lists, links, tables. Needed to publish.",
+        help_text="Markdown: **bold**, *italic*, lists, links, tables. Needed to publish. "
+        f"Up to {rules.THING_TEXT_MAX_LENGTH:,} characters.",
     )
-    instructions = forms.CharField(
+    instructions = LimitedCharField(
         required=False,
         label="Printing instructions",
         max_length=rules.THING_TEXT_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 5}),
-        help_text="Printer settings, supports, assembly. Markdown too.",
+        help_text=f"Printer settings, supports, assembly. Markdown too. Up to {rules.THING_TEXT_MAX_LENGTH:,} characters.",
     )
     category = forms.ChoiceField(required=False)
     license = forms.ChoiceField(choices=THING_LICENSE_CHOICES)

@@ -8,7 +8,10 @@ from django.utils import timezone
 
 from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remove, counted_likes_release_for_user
 from apps.core.exceptions import NotFound, PreconditionFailed, RuleViolation, ValidationFailed
+from apps.core.enqueue import task_enqueue_on_commit
 from apps.core.licenses import THING_LICENSES
+from apps.accounts.models import Follow
+from apps.notifications import services as notification_services
 from apps.things import counters, rules, selectors
 from apps.things.hooks import thing_index_forget, thing_index_sync, thing_reindex
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
@@ -23,8 +26,18 @@ THING_LIKES = LikeTarget(
     lock=counters.thing_lock,
     lock_many=counters.things_lock,
     count_add=lambda thing_ids, delta: counters.thing_count_add(thing_ids, "like_count", delta),
-    on_added=lambda thing, user: thing_event(thing, "thing_liked", user=lambda: user_event_dict(user)),
+    on_added=lambda thing, user: _thing_liked(thing, user),
 )
+
+
+def _thing_liked(thing: Thing, user) -> None:
+    """A new like, in its transaction: the thing_liked webhook event and the creator's notification
+    (once per liker and Thing: unliking and liking again is not news twice, notifications_once)."""
+    thing_event(thing, "thing_liked", user=lambda: user_event_dict(user))
+    notification_services.notification_send(
+        recipient=thing.creator, actor=user, kind="like", key=f"like:thing:{thing.pk}:{user.pk}",
+        subject=thing.name, url=f"/thing:{thing.pk}",
+    )
 
 FALLBACK_LICENSE = "cc-sa"
 CONTENT_FIELDS = ("name", "description", "instructions", "license", "is_wip")
@@ -212,7 +225,8 @@ def thing_delete(*, thing: Thing, if_version: int | None = None) -> None:
 def thing_publish(*, thing: Thing) -> Thing:
     """spec §3: unpublished → published when publishable; already published is a no-op.
 
-    Side effects: the Thing's search row follows (apps.search), so it is searchable at once.
+    Side effects: the Thing's search row follows (apps.search), so it is searchable at once; on commit,
+    a task tells the creator's followers and the remixed Things' creators (thing_published_notify).
     RuleViolation NOT_PUBLISHABLE carries the spec's `errors: [reasons]`.
     """
     locked = counters.thing_get_locked(thing.pk)
@@ -232,7 +246,33 @@ def thing_publish(*, thing: Thing) -> Thing:
     thing.save(update_fields=["is_published", "published_at"])
     thing_index_sync(thing_ids=[thing.pk])
     thing_event(thing, "thing_published")
+    from apps.things import tasks
+
+    task_enqueue_on_commit(tasks.thing_published_notify, args=[thing.pk])
     return thing
+
+
+def thing_published_notify(*, thing_id: int) -> int:
+    """Tell the creator's followers of a newly published Thing, and the creators of the Things it remixes
+    (issue 26). Run by a task after thing_publish commits; safe to run twice (one notification per
+    Thing and recipient). Nothing for a Thing since deleted, hidden or unpublished. Returns recipients."""
+    thing = Thing.objects.filter(pk=thing_id, is_published=True, is_hidden=False).select_related("creator").first()
+    if thing is None:
+        return 0
+    url = f"/thing:{thing.pk}"
+    ancestor_creators = set(
+        Remix.objects.filter(derivative=thing, ancestor__is_hidden=False).values_list("ancestor__creator_id", flat=True)
+    )
+    remixed = notification_services.notification_send_many(
+        recipient_ids=ancestor_creators, actor=thing.creator, kind="remix", key=f"remix:{thing.pk}",
+        subject=thing.name, url=url,
+    )
+    followers = Follow.objects.filter(followed_id=thing.creator_id).values_list("follower_id", flat=True)
+    told = notification_services.notification_send_many(
+        recipient_ids=list(followers), actor=thing.creator, kind="new_thing", key=f"new_thing:{thing.pk}",
+        subject=thing.name, url=url,
+    )
+    return remixed + told
 
 
 def thing_hidden_changed(*, thing: Thing) -> None:
@@ -268,7 +308,7 @@ def thing_set_featured(*, thing: Thing, featured: bool) -> Thing:
 
 def thing_like(*, user, thing: Thing) -> None:
     """Like a Thing (spec §3); liking again is a no-op. Side effects: a `like` event for the creator, once;
-    a thing_liked webhook event (THING_LIKES.on_added).
+    a thing_liked webhook event and a notification for the creator, once per liker (THING_LIKES.on_added).
 
     The Thing row is locked while the Like and `like_count` change, so the counter stays exact under
     concurrent likes and unlikes of the same Thing (apps.activity.likes).

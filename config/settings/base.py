@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
@@ -107,6 +108,7 @@ INSTALLED_APPS = [
     "apps.uploads",
     "apps.orders",
     "apps.webhooks",
+    "apps.notifications",
     "apps.thingcollections",
     "apps.groups",
     "apps.makes",
@@ -479,6 +481,11 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Webhook deliveries whose worker died mid-attempt (claimed > 2 min ago) go back to pending.
     "webhooks-sweep-stale": {"task": "apps.webhooks.tasks.webhooks_sweep_stale", "schedule": 60.0},
     # Device sign-ins long expired (their devices stopped polling): deleted (apps.oauth.device).
+    # The daily notification digest (apps.notifications): each member's unmailed notifications, once.
+    "notifications-daily-digest": {
+        "task": "apps.notifications.tasks.notifications_digest_enqueue_all",
+        "schedule": crontab(hour=7, minute=0),
+    },
     "oauth-device-grants-purge": {"task": "apps.oauth.device.tasks.device_grants_purge", "schedule": 3600.0},
 }
 # Task modules beyond each app's tasks.py (autodiscovered).

@@ -4,7 +4,9 @@
  *
  * - menus (<details class="menu">): close on outside click and Escape;
  * - dialogs: [data-dialog-open="id"] opens <dialog id>, [data-dialog-close] closes it;
- * - toggles (form[data-toggle]: like, watch): posted with fetch, the button and its count updated;
+ * - toggles (form[data-toggle]: like, watch, follow): posted with fetch, the button and its counts updated;
+ * - notifications: "Mark read" (form[data-mark-read]) posted with fetch, the bell's count updated;
+ * - limits: a character counter under each field with [data-max-length], stated before it is reached;
  * - share: navigator.share when the device has it, else the link is copied;
  * - "download all" (a[data-package]): shows "Preparing…" while the ZIP is built, then downloads it;
  * - live file states ([data-status-url]): polls while a file or image is still processing.
@@ -103,7 +105,7 @@
         return;
       }
       var kind = form.getAttribute("data-toggle");
-      var on = kind === "like" ? body.is_liked : body.watching;
+      var on = kind === "like" ? body.is_liked : kind === "follow" ? body.following : body.watching;
       button.setAttribute("aria-pressed", on ? "true" : "false");
       var action = form.querySelector('input[name="action"]');
       if (action) action.value = on ? "unlike" : "like";
@@ -111,6 +113,14 @@
       if (label) label.textContent = on ? form.getAttribute("data-on") : form.getAttribute("data-off");
       var count = button.querySelector(".count");
       if (count && typeof body.like_count === "number") count.textContent = String(body.like_count);
+      // Every other place on the page that shows the same counter (the stats line, a follower count).
+      var total = typeof body.like_count === "number" ? body.like_count : body.count;
+      var key = form.getAttribute("data-count-key");
+      if (key && typeof total === "number") {
+        document.querySelectorAll('[data-count="' + key + '"]').forEach(function (el) {
+          el.textContent = String(total);
+        });
+      }
       announce(body.message || "");
     }, function () {
       button.disabled = false;
@@ -250,4 +260,62 @@
   };
 
   document.querySelectorAll("[data-status-url][data-settled=false]").forEach(watchStatus);
+
+  // --- notifications: mark read in place, the bell follows -----------------------------------------------
+  function bellSet(unread) {
+    document.querySelectorAll("[data-bell-count]").forEach(function (el) { el.textContent = String(unread); });
+    document.querySelectorAll("[data-bell]").forEach(function (el) { el.classList.toggle("has-unread", unread > 0); });
+  }
+  document.addEventListener("submit", function (event) {
+    var form = event.target.closest("form[data-mark-read]");
+    if (!form) return;
+    event.preventDefault();
+    post(form.getAttribute("action"), new FormData(form)).then(function (body) {
+      if (!body.ok) { announce(body.error || "That did not work."); return; }
+      var item = form.closest(".notification");
+      if (item) {
+        item.classList.remove("unread");
+        var badge = item.querySelector(".badge");
+        if (badge) badge.remove();
+      }
+      form.remove();
+      if (typeof body.unread === "number") bellSet(body.unread);
+      announce(body.message || "");
+    }, function () { form.submit(); });
+  });
+
+  // --- limits: a character counter under long fields ------------------------------------------------------
+  // The limit is stated before it is reached, and going over it is shown, never cut: the server refuses an
+  // over-long text with a clear error (the fields carry no `maxlength`, which would cut a paste silently).
+  var numbers = window.Intl ? new Intl.NumberFormat() : { format: String };
+  function counterFor(field) {
+    var max = parseInt(field.getAttribute("data-max-length"), 10);
+    var counter = document.getElementById(field.id + "-count");
+    if (!counter) {
+      counter = document.createElement("span");
+      counter.id = field.id + "-count";
+      counter.className = "char-count";
+      field.insertAdjacentElement("afterend", counter);
+      var described = (field.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+      described.push(counter.id);
+      field.setAttribute("aria-describedby", described.join(" "));
+    }
+    var wasOver = false;
+    function update() {
+      var length = field.value.length;
+      var over = length > max;
+      counter.textContent = over
+        ? numbers.format(length - max) + " characters over the limit of " + numbers.format(max) + ": shorten it to save."
+        : numbers.format(length) + " of " + numbers.format(max) + " characters";
+      counter.classList.toggle("over", over);
+      if (over !== wasOver) {
+        if (over) announce(counter.textContent);
+        field.setAttribute("aria-invalid", over ? "true" : "false");
+        wasOver = over;
+      }
+    }
+    field.addEventListener("input", update);
+    update();
+  }
+  document.querySelectorAll("[data-max-length][id]").forEach(counterFor);
 })();

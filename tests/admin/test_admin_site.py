@@ -15,6 +15,7 @@ from django.utils import timezone
 from oauth2_provider.models import get_refresh_token_model
 
 from apps.accounts.tests.factories import FollowFactory, MessageFactory, UserFactory
+from apps.notifications.models import Notification
 from apps.activity.tests.factories import EventFactory
 from apps.comments.tests.factories import CommentFactory
 from apps.core.moderation import moderation_hide
@@ -44,6 +45,7 @@ REGISTERED = OFFERS_VIEW_ON_SITE | {
     "accounts.Follow", "accounts.Message", "activity.Event", "auth.Group", "oauth.AppAuthorization",
     "oauth.Application", "oauth2_provider.AccessToken", "oauth2_provider.RefreshToken", "orders.Order",
     "uploads.Upload", "webhooks.Attempt", "webhooks.Delivery", "reports.Report", "reports.Appeal",
+    "notifications.Notification",
 }
 
 
@@ -63,6 +65,8 @@ def world(db):
     FollowFactory()
     MessageFactory()
     EventFactory()
+    Notification.objects.create(recipient=user, actor=FollowFactory().follower, kind="like", key="like:1",
+                                subject=thing.name, url=f"/thing:{thing.pk}")
     AuthGroup.objects.create(name="Moderators")
     CommentFactory(thing=thing)
     topic = GroupTopicFactory()

@@ -113,7 +113,7 @@ def values(world, app_x):
         "pk": app_x.pk, "application_id": app_x.pk, "delivery_pk": 1, "message_id": 1,
         "order_id": world.order.pk, "make_id": world.make.pk, "token": "not-a-token", "page": "webhooks",
         "name": "dialog", "tab": "makes", "uidb64": "MQ", "kind": "thing", "target_id": world.make.thing_id,
-        "field": "avatar",
+        "field": "avatar", "notification_id": 1,
     }
 
 
