@@ -34,6 +34,7 @@ from apps.comments.tests.factories import CommentFactory
 from apps.core.moderation import moderation_hide
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 from apps.makes.tests.factories import MakeFactory
+from apps.notifications.services import notification_send
 from apps.oauth import services as oauth_services
 from apps.oauth.tests.factories import ApplicationFactory
 from apps.orders.tests.factories import OrderFactory
@@ -79,6 +80,7 @@ PAGES = {
     "accounts:account-email": ("member", lambda d: "/account/email", 200),
     "accounts:email-change-confirm": ("member", lambda d: "/account/email/confirm/not-a-token", 400),
     "accounts:account-close": ("member", lambda d: "/account/close", 200),
+    "notifications": ("member", lambda d: "/notifications", 200),
     "accounts:messages": ("member", lambda d: "/account/messages", 200),
     "accounts:message-new": ("member", lambda d: "/account/messages/new", 200),
     "accounts:message": ("member", lambda d: f"/account/messages/{d['message'].pk}", 200),
@@ -275,6 +277,8 @@ def site_data(s3, categories):
     topic = GroupTopicFactory(group=group, name="Cable ideas")
     make = MakeFactory(thing=thing, creator=other, description="Printed in orange.")
     message = MessageFactory(recipient=ada, sender=other)
+    notification_send(recipient=ada, actor=other, kind="comment", key=f"comment:{thing.pk}:a11y",
+                      subject="other commented on Ring", url=f"/thing:{thing.pk}", body="Nice ring.")
     OrderFactory(buyer=ada, thing=other_thing)
     own_app = ApplicationFactory(name="Ada's printer queue", user=ada)
     app = ApplicationFactory(
