@@ -260,6 +260,8 @@ class Writer:
                 if wait > 0:
                     self._stop.wait(wait)
         finally:
+            for thing in Thing.objects.filter(pk__in=liked):  # the catalogue as it was (a shared database)
+                services.thing_unlike(user=user, thing=thing)
             connection.close()
 
 
