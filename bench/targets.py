@@ -76,11 +76,12 @@ class Target:
 
 def bench_client_token() -> str:
     """A user, an approved app and a long-lived access token, as apps.demo.services.demo_seed makes them."""
+    import hashlib
+
     from django.contrib.auth import get_user_model
     from django.utils import timezone
+    from django.utils.crypto import salted_hmac
     from oauth2_provider.models import get_access_token_model, get_application_model
-
-    from apps.oauth.tokens import generate_token
 
     user, _ = get_user_model().objects.get_or_create(
         username=BENCH_USERNAME, defaults={"email": "bench@example.com", "first_name": "Bench"}
@@ -101,16 +102,20 @@ def bench_client_token() -> str:
             approval_reason="make bench",
             reviewed_at=timezone.now(),
         )
+    # Tokens are stored as their checksum only (docs/security.md, issue 22 finding 6): an existing row
+    # cannot give its token back, so the bench's token is derived from SECRET_KEY (as the demo's is) and
+    # found again by its checksum.
     AccessToken = get_access_token_model()
-    token = (
-        AccessToken.objects.filter(user=user, application=app, expires__gt=timezone.now() + timedelta(days=1))
-        .order_by("-expires")
-        .first()
-    )
+    plain = salted_hmac("bench.targets.bench_client_token", BENCH_USERNAME, algorithm="sha256").hexdigest()[:32]
+    checksum = hashlib.sha256(plain.encode()).hexdigest()
+    token = AccessToken.objects.filter(token_checksum=checksum).first()
+    if token is not None and (token.user_id != user.pk or token.expires <= timezone.now() + timedelta(days=1)):
+        token.delete()
+        token = None
     if token is None:
-        token = AccessToken.objects.create(user=user, application=app, token=generate_token(),
-                                           expires=timezone.now() + timedelta(days=365), scope="read write")
-    return token.token
+        AccessToken.objects.create(user=user, application=app, token=plain,
+                                   expires=timezone.now() + timedelta(days=365), scope="read write")
+    return plain
 
 
 def _probe(client, path: str):
