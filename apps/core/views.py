@@ -106,7 +106,7 @@ class ApiView(APIView):
 
     def check_scope(self, request) -> None:
         """docs/security.md (issue 22, finding 1): every unsafe method of every API view needs a token
-        with the `write` scope. Reads never reach this for writes: apps.oauth.fastpath answers GETs only."""
+        with the `write` scope, reads answered from the cache included (they go through this pipeline)."""
         token = request.auth
         if token is None or request.method in SAFE_METHODS:
             return
