@@ -87,6 +87,12 @@ RATIOS = [
     Ratio("list_cold_vs_floor", "list_cold", "floor", "throughput"),
     # Issue 24: Zipf-distributed reads over the whole catalogue (not warmed: the long tail's first reads).
     Ratio("detail_zipf_vs_floor", "detail_zipf", "floor", "throughput"),
+    # ... with Things changing while the reads run (bench.targets.Writer), on a server of its own.
+    Ratio("detail_mixed_vs_floor", "detail_mixed", "floor", "throughput"),
+    # Issue 24's first-read targets: the uncached path itself (caches off), beside the warm one.
+    Ratio("first_read_detail_vs_floor", "detail_cold", "floor", "throughput", ">=", 0.4),
+    Ratio("first_read_list_vs_floor", "list_cold", "floor", "throughput", ">=", 0.2),
+    Ratio("warm_detail_vs_floor", "detail", "floor", "throughput", ">=", 0.6),
 ]
 
 
@@ -298,7 +304,8 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         "settings with DEBUG off, persistent database connections and health checks as in production, rate "
         "limit raised out of the way; `bench.urls` = the production URLconf plus the floor and the DRF "
         "baseline). One server per catalogue and per search-cache setting (`main`, `main_cold`, `scale`, "
-        "`scale_cold`); the idle ones cost nothing while another is loaded.",
+        "`scale_cold`, and `main_mixed` for the reads with writes); the idle ones cost nothing while another is "
+        "loaded.",
         f"- Load: {settings['tool']}; {settings['concurrency']} concurrent keep-alive connections, "
         f"{settings['warmup']:g} s warm-up then {settings['duration']:g} s measured per target; "
         f"{settings['rounds']} rounds, each loading every target once in the order of the table.",
@@ -325,7 +332,11 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         "- Which figure is warm: `GET /things/{id}/` is the warm working set (the bench's own detail paths, "
         "read before each round); `detail, Zipf over the catalogue` draws 20,000 requests Zipf-distributed "
         "(exponent 1) over every published Thing, not warmed: a hot head answered from the cache and a long "
-        "tail of first reads, as real readers make them; `caches off` is every read a first read. Each "
+        "tail of first reads, as real readers make them; `detail, Zipf + writes` is the same draw on the "
+        "`main_mixed` server while a writer thread likes and unlikes Things drawn from the same Zipf paths "
+        "through the services (`bench.targets.Writer`, about 25 writes/s; each moves the Thing's version, so "
+        "its next read is built afresh): the mixed figure; `caches off` is every read a first read, the "
+        "first-read figure (`first_read_*` ratios). Each "
         "server has its own cache prefix (`CACHE_KEY_PREFIX=bench-<server>`): none answers from another's "
         "entries.",
         "- Latency is client-side, from sending the request to reading the whole response; with one "

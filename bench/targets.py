@@ -55,6 +55,7 @@ class Target:
     results: list = field(default_factory=list)  # LoadResult per round
     body_bytes: int = 0
     skipped: str = ""
+    writes: list = field(default_factory=list)  # writes per second during each round (detail_mixed)
 
     def median(self, attribute: str) -> float | None:
         values = [getattr(r, attribute) for r in self.results]
@@ -75,11 +76,12 @@ class Target:
 
 def bench_client_token() -> str:
     """A user, an approved app and a long-lived access token, as apps.demo.services.demo_seed makes them."""
+    import hashlib
+
     from django.contrib.auth import get_user_model
     from django.utils import timezone
+    from django.utils.crypto import salted_hmac
     from oauth2_provider.models import get_access_token_model, get_application_model
-
-    from apps.oauth.tokens import generate_token
 
     user, _ = get_user_model().objects.get_or_create(
         username=BENCH_USERNAME, defaults={"email": "bench@example.com", "first_name": "Bench"}
@@ -100,16 +102,20 @@ def bench_client_token() -> str:
             approval_reason="make bench",
             reviewed_at=timezone.now(),
         )
+    # Tokens are stored as their checksum only (docs/security.md, issue 22 finding 6): an existing row
+    # cannot give its token back, so the bench's token is derived from SECRET_KEY (as the demo's is) and
+    # found again by its checksum.
     AccessToken = get_access_token_model()
-    token = (
-        AccessToken.objects.filter(user=user, application=app, expires__gt=timezone.now() + timedelta(days=1))
-        .order_by("-expires")
-        .first()
-    )
+    plain = salted_hmac("bench.targets.bench_client_token", BENCH_USERNAME, algorithm="sha256").hexdigest()[:32]
+    checksum = hashlib.sha256(plain.encode()).hexdigest()
+    token = AccessToken.objects.filter(token_checksum=checksum).first()
+    if token is not None and (token.user_id != user.pk or token.expires <= timezone.now() + timedelta(days=1)):
+        token.delete()
+        token = None
     if token is None:
-        token = AccessToken.objects.create(user=user, application=app, token=generate_token(),
-                                           expires=timezone.now() + timedelta(days=365), scope="read write")
-    return token.token
+        AccessToken.objects.create(user=user, application=app, token=plain,
+                                   expires=timezone.now() + timedelta(days=365), scope="read write")
+    return plain
 
 
 def _probe(client, path: str):
@@ -150,6 +156,11 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
         "detail_zipf": Target("detail_zipf", "detail, Zipf over the catalogue", "main",
                               [f"/things/{i}/" for i in seed.catalogue_zipf(count=ZIPF_DRAWS)]),
         "list_cold": Target("list_cold", f"{LIST_PER_PAGE}-item list, caches off", "main_cold", []),
+        # ... and the same Zipf reads while Things change under them (likes and unlikes through the
+        # services, WRITES_PER_SECOND), on a server of its own: every change moves a Thing's version, so
+        # its next read is built afresh.
+        "detail_mixed": Target("detail_mixed", "detail, Zipf + writes", "main_mixed",
+                               [f"/things/{i}/" for i in seed.catalogue_zipf(count=ZIPF_DRAWS)]),
     }
     if scale:
         targets["search_1m"] = Target("search_1m", "GET /search/{term}/ (1M)", "scale", search_paths())
@@ -189,6 +200,7 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
     targets["list_cold"].paths, targets["list_cold"].skipped = lst.paths, lst.skipped
     targets["detail_cold"].skipped = detail.skipped
     targets["detail_zipf"].skipped = detail.skipped or ("" if targets["detail_zipf"].paths else "no Things")
+    targets["detail_mixed"].skipped = targets["detail_zipf"].skipped
 
     for key in ("detail_drf", "list_drf", "search", "search_drf"):
         target = targets[key]
@@ -198,6 +210,64 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
             target.skipped = "probe: " + ", ".join(f"{p} {s}" for p, s in bad.items())
     targets["search_cold"].skipped = targets["search"].skipped
     return targets, payload_path
+
+
+WRITES_PER_SECOND = 25
+
+
+class Writer:
+    """Changes Things while a target's reads run: the bench user likes, then unlikes, Things drawn from
+    the target's own Zipf paths (a hot Thing changes more often, as it would), through the services
+    (apps.things.services.thing_like / thing_unlike: the like count moves the Thing's version)."""
+
+    def __init__(self, paths: list[str], rate: float = WRITES_PER_SECOND):
+        import threading
+
+        self.ids = [int(p.strip("/").split("/")[-1]) for p in paths]
+        self.rate = rate
+        self.done = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        import random
+        import time
+
+        from django.contrib.auth import get_user_model
+        from django.db import connection
+
+        from apps.things import services
+        from apps.things.models import Thing
+
+        user = get_user_model().objects.get(username=BENCH_USERNAME)
+        draw = random.Random(24)
+        liked: set[int] = set()
+        started = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                thing = Thing.objects.filter(pk=draw.choice(self.ids)).first()
+                if thing is not None and thing.creator_id != user.pk:
+                    if thing.pk in liked:
+                        services.thing_unlike(user=user, thing=thing)
+                        liked.discard(thing.pk)
+                    else:
+                        services.thing_like(user=user, thing=thing)
+                        liked.add(thing.pk)
+                    self.done += 1
+                wait = started + self.done / self.rate - time.monotonic()
+                if wait > 0:
+                    self._stop.wait(wait)
+        finally:
+            for thing in Thing.objects.filter(pk__in=liked):  # the catalogue as it was (a shared database)
+                services.thing_unlike(user=user, thing=thing)
+            connection.close()
 
 
 def _warm(port: int, target: Target, token: str) -> None:
@@ -296,8 +366,8 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
     }
     print(f"== HTTP: {settings['server']}; {settings['tool']}; {concurrency} connections; "
           f"{rounds} rounds of {warmup:g} s warm-up + {duration:g} s per target")
-    tokens = {"main": token, "main_cold": token}
-    envs = {"main": {}, "main_cold": dict(MAIN_COLD_ENV)}
+    tokens = {"main": token, "main_cold": token, "main_mixed": token}
+    envs = {"main": {}, "main_cold": dict(MAIN_COLD_ENV), "main_mixed": {}}
     if scale is not None:
         tokens["scale"] = tokens["scale_cold"] = scale["token"]
         envs["scale"] = {"DATABASE_URL": scale["database_url"]}
@@ -336,13 +406,24 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
                         _warm(servers["main"].port, target, tokens["main"])
                     server = servers[target.server]
                     headers = {"Authorization": f"Bearer {tokens[target.server]}"}
-                    load.run(port=server.port, paths=target.paths, headers=headers, concurrency=concurrency,
-                             seconds=warmup)
-                    r: LoadResult = load.run(port=server.port, paths=target.paths, headers=headers,
-                                             concurrency=concurrency, seconds=duration)
+                    writer = Writer(target.paths) if target.key == "detail_mixed" else None
+                    if writer is not None:
+                        writer.start()
+                    try:
+                        load.run(port=server.port, paths=target.paths, headers=headers,
+                                 concurrency=concurrency, seconds=warmup)
+                        measured_from = writer.done if writer is not None else 0
+                        r: LoadResult = load.run(port=server.port, paths=target.paths, headers=headers,
+                                                 concurrency=concurrency, seconds=duration)
+                    finally:
+                        if writer is not None:
+                            writer.stop()
+                    if writer is not None:
+                        target.writes.append((writer.done - measured_from) / duration)
                     target.results.append(r)
                     print(f"  {target.label:<36} {r.throughput:7.0f} req/s  p50 {r.p50_ms:6.1f}  "
-                          f"p95 {r.p95_ms:6.1f}  p99 {r.p99_ms:6.1f} ms  errors {r.error_count}", flush=True)
+                          f"p95 {r.p95_ms:6.1f}  p99 {r.p99_ms:6.1f} ms  errors {r.error_count}"
+                          + (f"  writes {target.writes[-1]:.1f}/s" if writer is not None else ""), flush=True)
         except BaseException:
             for name, server in servers.items():
                 tail = server.log_tail()

@@ -7,6 +7,7 @@ rel="nofollow noopener". Callers choose the tags (comments: text formatting; Thi
 plus tables).
 """
 
+import functools
 import hashlib
 
 import markdown
@@ -77,9 +78,18 @@ def markdown_render(text: str, *, tags=TEXT_TAGS, extensions=EXTENSIONS) -> str:
 
 def document_render(text: str) -> str:
     """A long document (a Thing's description or instructions): text formatting and tables, cached under
-    the hash of its source, so a page view costs a cache read rather than a render."""
+    the hash of its source, so a page view costs a cache read rather than a render.
+
+    The HTML is a pure function of the source (and of this code), so the process also keeps the most
+    recent ones (issue 24, a fast first read: a Thing's body renders its description and instructions
+    twice each, and every Redis read was a round trip); Redis shares renders between processes."""
     if not text:
         return ""
+    return _document_memo(text)
+
+
+@functools.lru_cache(maxsize=2048)
+def _document_memo(text: str) -> str:
     key = "markup:doc:" + hashlib.sha256(text.encode()).hexdigest()
     html = cache.get(key)
     if html is None:

@@ -96,3 +96,8 @@ def _log_failure(exc: Exception) -> None:
     if now - _last_failure_logged >= _FAILURE_LOG_INTERVAL_SECONDS:
         _last_failure_logged = now
         log.warning("Rate limiter cannot reach Redis (%s); serving without a limit", exc)
+
+
+# Set on the Django request by the authentication (apps.oauth.fastpath) when it counted the request in the
+# round trip that read the token's cached row: ApiView.check_rate_limit does not count it twice.
+RATE_LIMIT_COUNTED_ATTRIBUTE = "thingyard_rate_limit_counted"

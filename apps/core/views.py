@@ -5,12 +5,13 @@ outside it (unknown paths, crashes in middleware or site pages) through the hand
 module. The one exception is a site page (a route that is not an API view) answering 404 to a browser:
 a person gets the site's own "not found" page rather than the API's JSON body.
 """
+import hashlib
 import json
 import sys
-from dataclasses import dataclass
 from functools import cache
 
 from django.contrib.staticfiles import finders
+from django.core.cache import cache as default_cache
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_safe
@@ -22,14 +23,14 @@ from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from rest_framework.permissions import SAFE_METHODS
-from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from apps.core.exceptions import InsufficientScope
 from apps.core.handlers import error_body, service_unavailable_from, service_unavailable_log, x_error_header
 from apps.core.permissions import WRITE_SCOPE, scope_allows_write
+from apps.core.renderers import Rendered
 from apps.core.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
-from apps.core.ratelimit import RateLimitState, rate_limit_hit, rate_limit_key
+from apps.core.ratelimit import RATE_LIMIT_COUNTED_ATTRIBUTE, RateLimitState, rate_limit_hit, rate_limit_key
 from apps.core.statuses import success_status_apply
 from apps.core import versions
 
@@ -49,10 +50,38 @@ class ApiView(APIView):
     5. Every answer is `Cache-Control: private, no-store` with `Vary: Authorization` (RFC 6750 §5.3): a
        body may hold the caller's own data (`/users/me` has the e-mail address), and a token in the
        query string must not make a shared cache keep it (docs/security.md, issue 14 finding 10).
+    6. Conditional reads (issue 24): a GET's 200 carries a strong ETag (the view's own, a Thing's version,
+       else the body's digest) and is a 304 without a body when If-None-Match names it.
+
+    The cache is a detail of this pipeline, never a path beside it (issue 24). A view whose GET may be
+    answered from the cache names the entries it needs (`cache_keys`); the authentication reads them in
+    the same Redis round trip as the token's cached row and the rate-limit count (apps.oauth.fastpath),
+    and the handler takes them with `cached_values` (one MGET when they were not read with the token). A
+    kept body is bytes rendered by the one renderer (apps.core.renderers); handed back as `Rendered`, it
+    goes through the same authentication, checks and headers as a body built fresh.
     """
 
     rate_limit: RateLimitState | None = None
     jsonp_callback: str | None = None
+    # cache key → value, read by the authentication in its round trip (apps.oauth.fastpath)
+    prefetched: dict | None = None
+    # Whether a GET's 200 gets the body's digest as its ETag when the view set none (6. above).
+    conditional_get = True
+
+    def cache_keys(self, request, **kwargs) -> list[str] | None:
+        """The cache entries this GET may be answered from (None: none), read with the token's row."""
+        return None
+
+    def cached_values(self, keys: list[str]) -> list:
+        """The cache's values of `keys` (None: absent), in order: as the authentication read them with
+        the token's row when it did, else in one MGET (a Redis outage reads as a miss: apps.core.cache)."""
+        found = self.prefetched
+        if found is not None and all(key in found for key in keys):
+            return [found[key] for key in keys]
+        if not keys:
+            return []
+        got = default_cache.get_many(keys)
+        return [got.get(key) for key in keys]
 
     def dispatch(self, request, *args, **kwargs):
         callback = jsonp_callback_of(request)
@@ -77,7 +106,7 @@ class ApiView(APIView):
 
     def check_scope(self, request) -> None:
         """docs/security.md (issue 22, finding 1): every unsafe method of every API view needs a token
-        with the `write` scope. Reads never reach this for writes: apps.oauth.fastpath answers GETs only."""
+        with the `write` scope, reads answered from the cache included (they go through this pipeline)."""
         token = request.auth
         if token is None or request.method in SAFE_METHODS:
             return
@@ -108,57 +137,57 @@ class ApiView(APIView):
             response["Cache-Control"] = "private, no-store"
         patch_vary_headers(response, ("Authorization",))
         versions.answer_header(response, request)
+        if isinstance(getattr(response, "data", None), Rendered) and response.data.from_cache:
+            response.thingyard_from_cache = True  # type: ignore[attr-defined]  # what tests and logs read
+        if request.method in ("GET", "HEAD") and response.status_code in (200, 304):
+            self._conditional(request, response)
         return response
 
-
-# Set on the Django request by apps.oauth.fastpath when it counted the request before handing it on.
-RATE_LIMIT_COUNTED_ATTRIBUTE = "thingyard_rate_limit_counted"
-_JSON_RENDERER = JSONRenderer()
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """A body already rendered by DRF's JSONRenderer, with the headers it needs (a page's Link, an ETag);
-    `status` 304: the client's copy is current (no body, issue 24's conditional requests)."""
-
-    body: bytes
-    headers: dict
-    status: int = 200
-
-
-def api_json_response(data, *, view_class: type[ApiView], rate_limit: RateLimitState) -> HttpResponse:
-    """The 200 that `view_class` would answer with `data` to an authenticated GET (no JSON-P, JSON
-    accepted), built without DRF's dispatch: the same body (DRF's JSONRenderer) and the same headers as
-    APIView.finalize_response and ApiView.finalize_response add (Allow, the rate limit, Cache-Control,
-    Vary). apps.oauth.fastpath answers cached reads with it; tests compare the two byte for byte."""
-    if isinstance(data, Rendered):
-        response = HttpResponse(data.body, content_type="application/json", status=data.status)
-        if data.status == 304:
-            del response["Content-Type"]
-        for name, value in data.headers.items():
-            response[name] = value
-    else:
-        response = HttpResponse(_JSON_RENDERER.render(data), content_type="application/json")
-    response["Allow"] = _allow_header(view_class)
-    for name, value in rate_limit.headers().items():
-        response[name] = value
-    response["Cache-Control"] = "private, no-store"
-    patch_vary_headers(response, ("Authorization",))
-    response[versions.HEADER] = versions.SPEC  # the fast path answers `spec` requests only
-    return response
+    def _conditional(self, request, response) -> None:
+        """6. above: the ETag of a GET's answer, and 304 when the client's copy is current."""
+        if self.jsonp_callback is not None:
+            return  # a script, not the resource
+        etag = response.get("ETag")
+        if etag is None and response.status_code == 200 and self.conditional_get:
+            if hasattr(response, "render") and not response.is_rendered:
+                response.render()
+            if not response.get("Content-Type", "").startswith("application/json"):
+                return
+            etag = body_etag(response.content)
+            response["ETag"] = etag
+        if etag is not None and response.status_code == 200 and etag_in(
+            request.headers.get("If-None-Match"), etag, weak=True
+        ):
+            response.status_code = 304
+            if hasattr(response, "render") and not response.is_rendered:
+                response.data = None
+            else:
+                response.content = b""
+            if response.has_header("Content-Type"):
+                del response["Content-Type"]
 
 
-_ALLOW: dict[type, str] = {}
+def body_etag(body: bytes) -> str:
+    """A strong ETag of a rendered body (issue 24): the same bytes, the same tag, whoever built them."""
+    return '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
 
 
-def _allow_header(view_class: type[ApiView]) -> str:
-    found = _ALLOW.get(view_class)
-    if found is not None:
-        return found
-    view = view_class()
-    if hasattr(view, "get") and not hasattr(view, "head"):
-        view.head = view.get  # type: ignore[attr-defined]  # as django.views.View.setup() does per request
-    return _ALLOW.setdefault(view_class, ", ".join(view.allowed_methods))
+def etag_in(header: str | None, etag: str, *, weak: bool) -> bool:
+    """Whether an If-None-Match (`weak`: weak comparison, RFC 9110 §13.1.2) or If-Match (strong
+    comparison, §13.1.1) header names `etag`; `*` names any current representation."""
+    if not header:
+        return False
+    for candidate in header.split(","):
+        candidate = candidate.strip()
+        if candidate == "*":
+            return True
+        if candidate.startswith("W/"):
+            if not weak:
+                continue
+            candidate = candidate[2:]
+        if candidate == etag:
+            return True
+    return False
 
 
 @method_decorator(gzip_page, name="dispatch")

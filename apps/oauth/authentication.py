@@ -13,6 +13,7 @@ from django.utils import timezone
 from rest_framework.exceptions import AuthenticationFailed
 
 from apps.core.authentication import BearerAuthentication, token_from_request
+from apps.oauth import fastpath
 from apps.oauth.selectors import access_token_get_active, token_cache_drop
 from apps.oauth.usage import access_token_use_note
 
@@ -26,8 +27,10 @@ class BearerTokenAuthentication(BearerAuthentication):
         raw = token_from_request(request._request)
         if raw is None:
             return None  # anonymous; IsTokenUser answers 401
-        # DOT's indexed checksum lookup; expired tokens and suspended users' tokens count as unknown.
-        token = access_token_get_active(token=raw)
+        # DOT's indexed checksum lookup; expired tokens and suspended users' tokens count as unknown. A GET
+        # reads the token's cached row in one round trip with the rate-limit count and the view's cache
+        # entries (apps.oauth.fastpath); the row is checked below the same way however it was read.
+        token = access_token_get_active(token=raw, row=fastpath.prefetch(request, raw))
         if token is None:
             # DRF's own exception, so DRF marks the request unauthenticated and sends WWW-Authenticate.
             raise AuthenticationFailed("Unauthorized")
@@ -38,8 +41,7 @@ class BearerTokenAuthentication(BearerAuthentication):
                 token_cache_drop(raw)
             return (None, token)
         if _note_activity(token.user) or stamped:
-            # The cached row holds the previous stamps: read afresh, so the next requests see them (and
-            # apps.oauth.fastpath, which sends a request with a stamp due the full way, answers them).
+            # The cached row holds the previous stamps: read afresh, so the next requests see them.
             token_cache_drop(raw)
         return (token.user, token)
 

@@ -1,7 +1,5 @@
 """Reads of the OAuth provider."""
 import hashlib
-from datetime import datetime
-from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -103,7 +101,7 @@ def authorization_get_for_user(*, user, application_id: int):
     ).first()
 
 
-def access_token_get_active(*, token: str):
+def access_token_get_active(*, token: str, row=None):
     """The live AccessToken with this value, its user and application loaded, or None.
 
     Every API request runs this, so it is one hand-written join on DOT's indexed checksum, turned into
@@ -113,14 +111,16 @@ def access_token_get_active(*, token: str):
     The row is kept in the cache for settings.OAUTH_TOKEN_CACHE_SECONDS (issue 17: the lookup was ~6 % of a request),
     keyed by the checksum. Revocation still takes effect at once: deleting or changing the token, its
     user or its application drops the cached row (apps.oauth.signals); the expiry and the user's
-    `is_active` are checked on every request, cached row or not.
+    `is_active` are checked on every request, cached row or not. `row`: the cached row when the caller
+    already read it (apps.oauth.fastpath.prefetch), checked as one read here.
     """
     if not token:
         return None
     checksum = hashlib.sha256(token.encode("utf-8")).hexdigest()
     key = token_cache_key(checksum)
     seconds = _token_cache_seconds()
-    row = cache.get(key) if seconds else None
+    if row is None and seconds:
+        row = cache.get(key)
     cached = row is not None
     if row is None:
         with connection.cursor() as cursor:
@@ -139,23 +139,6 @@ def access_token_get_active(*, token: str):
     if access_token.user_id is not None and not access_token.user.is_active:
         return None
     return access_token
-
-
-class TokenBrief(NamedTuple):
-    user_id: int | None
-    application_id: int | None
-    expires: datetime
-    user_is_active: bool | None
-    user_is_staff: bool | None
-    user_last_active: datetime | None
-    application_last_used_at: datetime | None
-    authorization_id: int | None
-    authorization_last_used_at: datetime | None
-    application_wire_version: str | None  # apps.core.versions: the app's pinned version
-
-
-def access_token_row_brief(row) -> TokenBrief:
-    return _ACTIVE_TOKEN_SQL.brief(row)
 
 
 class _TokenJoin:
@@ -281,36 +264,6 @@ class _TokenJoin:
         # The user's consent to the app (None without one), for apps.oauth.usage.
         access_token.thingyard_authorization = authorization
         return access_token
-
-    @cached_property
-    def _brief_indexes(self) -> tuple[int, ...]:
-        """Positions in a cached row of what apps.oauth.fastpath checks without building models."""
-        token_fields, user_fields, app_fields, auth_fields = self._cached_fields
-        offsets = [0]
-        for fields in self._cached_fields:
-            offsets.append(offsets[-1] + len(fields))
-
-        def at(part: int, fields, attname: str) -> int:
-            return offsets[part] + [f.attname for f in fields].index(attname)
-
-        return (
-            at(0, token_fields, "user_id"),
-            at(0, token_fields, "application_id"),
-            at(0, token_fields, "expires"),
-            at(1, user_fields, "is_active"),
-            at(1, user_fields, "is_staff"),
-            at(1, user_fields, "last_active"),
-            at(2, app_fields, "last_used_at"),
-            at(3, auth_fields, "id"),
-            at(3, auth_fields, "last_used_at"),
-            at(2, app_fields, "wire_version"),
-        )
-
-    def brief(self, row) -> TokenBrief:
-        """The few values of a cached row that say whether it authenticates a request as it stands."""
-        return TokenBrief(
-            *(self._convert(self._cached_converters, index, row[index]) for index in self._brief_indexes)
-        )
 
     @staticmethod
     def _convert(converters, index: int, value):

@@ -38,10 +38,6 @@ def search_page_keys(request, term) -> list[str] | None:
     return [window.GENERATION_KEY, f"{PAGE_KEY_PREFIX}{digest}:{params[1]}:{params[0]}"]
 
 
-def search_generation():
-    return cache.get(window.GENERATION_KEY)
-
-
 def search_page_cached(values: list):
     """(body, page number, pages) of the kept page if it still stands (`values`: search_page_keys')."""
     generation, entry = values

@@ -12,7 +12,7 @@ from apps.search.urls_pages import urlpatterns as page_urlpatterns
 
 urlpatterns = [
     path("search/", views.SearchView.as_view(), name="search"),
-    path("search/<term:term>/", views.search_term, name="search-term"),
+    path("search/<term:term>/", views.SearchView.as_view(), name="search-term"),
     path("search//library", views.SearchLibraryView.as_view(), name="search-library-all"),
     path("search/<term:term>/library", views.SearchLibraryView.as_view(), name="search-library"),
     path("search//tag", views.SearchTagView.as_view(), name="search-tag-all"),

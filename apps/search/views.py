@@ -13,8 +13,7 @@ from apps.core.api import paginated_response, validated
 from apps.core.schema import error
 from apps.core.moderation import viewer_sees_hidden
 from apps.core.pagination import link_header
-from apps.core.views import Rendered
-from apps.oauth.fastpath import cached_get_view
+from apps.core.renderers import Rendered
 from apps.search import keptpages, registry, selectors
 from apps.search.serializers import (
     AutocompleteItemSerializer,
@@ -97,8 +96,19 @@ class SearchView(ApiView):
         search_type = registry.search_type_get(data.get("type"))
         registry.search_type_check_params(search_type, data)
         params = selectors.SearchParams.from_data(data)
-        keep = keptpages.search_page_keys(request, term) if not viewer_sees_hidden(request.user) else None
-        generation = keptpages.search_generation() if keep else None  # read before the window
+        keep = None
+        if not viewer_sees_hidden(request.user) and versions.of(request) == versions.SPEC:
+            keep = keptpages.search_page_keys(request, term)  # staff see hidden Things: never kept
+        generation = None
+        if keep:
+            # The kept page, read with the token's row (ApiView.cache_keys), while it still stands; the
+            # generation is read before the window, so a page built now is kept under the one it saw.
+            generation, entry = self.cached_values(keep)
+            found = keptpages.search_page_cached([generation, entry])
+            if found is not None:
+                body, number, num_pages = found
+                kept = Rendered(body, {"Link": link_header(request, number, num_pages)}, from_cache=True)
+                return Response(kept, headers=kept.headers)
         queryset = search_type.search(term=_term(term), viewer=request.user, params=params)
         if search_type.serializer_class is ThingShortSerializer:
             _pin_thing_id_term(request, queryset, term)
@@ -115,6 +125,9 @@ class SearchView(ApiView):
         if keep and generation is not None:
             keptpages.search_page_keep(keep[1], generation, queryset, response.data, page_info)
         return response
+
+    def cache_keys(self, request, term=None, **kwargs):
+        return keptpages.search_page_keys(request, term)
 
 
 class SearchLibraryView(ApiView):
@@ -202,23 +215,3 @@ def _thing_params(request) -> selectors.SearchParams:
         raise ValidationFailed(f"type: {message}", errors={"type": [message]})
     registry.search_type_check_params(registry.search_type_get(registry.DEFAULT_TYPE), data)
     return selectors.SearchParams.from_data(data)
-
-
-def _kept_search_page(request, ready, term=None):
-    if ready.is_staff or len(ready.values) != 2:
-        return None  # staff see hidden Things; a page not kept
-    found = keptpages.search_page_cached(ready.values)
-    if found is None:
-        return None
-    body, number, num_pages = found
-    return Rendered(body, {"Link": link_header(request, number, num_pages)})
-
-
-# GET /search/{term}/ of a page kept rendered (apps.search.keptpages): one Redis round trip and one version
-# check, without DRF's dispatch (apps.oauth.fastpath); anything else is SearchView's.
-search_term = cached_get_view(
-    SearchView,
-    keys=lambda request, user_id, term=None: keptpages.search_page_keys(request, term) or [],
-    answer=_kept_search_page,
-    params=("page", "per_page"),
-)

@@ -3,12 +3,12 @@ the viewer's own fields, and the short forms of a page of Things."""
 import time
 
 from django.core.cache import cache
-from rest_framework.renderers import JSONRenderer
 
 from apps.core import versions as wire_versions
 from apps.core.lookups import id_or_404, viewer_id
 from apps.core.pagination import page_params
-from apps.core.views import Rendered
+from apps.core.renderers import Rendered, render
+from apps.core.views import etag_in  # noqa: F401  (the views' conditional checks name it here too)
 from apps.things import selectors
 from apps.things.bodycache import (
     PAGE_PREFIX,
@@ -21,56 +21,51 @@ from apps.things.bodycache import (
 from apps.things.serializers import ThingSerializer, ThingShortSerializer
 
 
-def thing_detail_data(thing_id, *, viewer, request) -> dict:
-    """GET /things/{id}/'s body for `viewer` (thing_detail_answer without its ETag)."""
-    return thing_detail_answer(thing_id, viewer=viewer, request=request)[0]
+def detail_keys(thing_id, request) -> list[str] | None:
+    """The cache entry GET /things/{id}/ may be answered from (ApiView.cache_keys), for the request's
+    wire version when it names one (the token's app's is known only after authentication: thing_detail
+    then reads its own key)."""
+    if not cache_seconds():
+        return None
+    try:
+        tid = int(thing_id)
+    except (TypeError, ValueError):
+        return None
+    named = wire_versions.header_version(request) or wire_versions.DEFAULT
+    return [body_key(tid) + wire_versions.cache_suffix(named)]
 
 
-def thing_detail_answer(thing_id, *, viewer, request) -> tuple[dict, str]:
-    """(body, ETag) of GET /things/{id}/ for `viewer`: the cached public body plus the viewer's own fields
-    when the database says it is current (bodycache.thing_state), or (a miss, a Thing not everyone may
-    see, the cache off) the body built as before, kept for the next reader when everyone may see it."""
+def thing_detail(thing_id, *, viewer, request, cached_values) -> Rendered:
+    """GET /things/{id}/'s body for `viewer`, rendered, with its ETag: the cached public body with the
+    viewer's own fields when the database says it is current (bodycache.thing_state), else (a miss, a
+    Thing not everyone may see, the cache off) built by the serializer and kept for the next reader when
+    everyone may see the Thing. `cached_values(keys)`: ApiView.cached_values. Both bodies are the one
+    renderer's bytes (apps.core.renderers); the caller's pipeline adds the same headers to either."""
     uid = viewer_id(viewer)
     # Each wire version's body under its own key (apps.core.versions.cache_suffix: none for `spec`).
     suffix = wire_versions.cache_suffix(wire_versions.of(request))
     if cache_seconds():
         tid = id_or_404(thing_id)
-        entry = cache.get(body_key(tid) + suffix)
-        if entry is not None:
+        entry = cached_values([body_key(tid) + suffix])[0]
+        if entry is not None and len(entry) >= 3 and entry[2] is not None:
             state = thing_state(tid, uid)
             if state is not None and state[1] and entry[0] == state[0]:
-                data = dict(entry[1])
-                if uid is not None:
-                    data["is_liked"], data["is_watched"] = state[2], state[3]
-                return data, thing_etag(state[0], data["is_liked"], data["is_watched"])
+                liked, watched = (state[2], state[3]) if uid is not None else (False, False)
+                rendered = entry[2]
+                if liked or watched:
+                    rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
+                return Rendered(rendered, {"ETag": thing_etag(state[0], liked, watched)}, from_cache=True)
     thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer)
     data = ThingSerializer(thing, context={"request": request}).data
+    liked, watched = bool(data["is_liked"]), bool(data["is_watched"])
+    etag = {"ETag": thing_etag(thing.version, liked, watched)}
     if cache_seconds() and thing.is_published and not thing.is_hidden and not thing.is_private:
-        public = {**data, "is_liked": False, "is_watched": False}
-        entry = (thing.version, public, _rendered_public(public))
-        cache.set(body_key(thing.pk) + suffix, entry, timeout=cache_seconds())
-    return data, thing_etag(thing.version, data["is_liked"], data["is_watched"])
-
-
-def thing_detail_cached(thing_id: int, *, user_id: int, values: list, if_none_match: str | None = None):
-    """The detail answer from `values` (bodycache.detail_keys' values, read by apps.oauth.fastpath): the
-    body as DRF renders it, with the viewer's flags and its ETag (a 304 when `if_none_match` names it),
-    when the database says the cached body is current and everyone may see the Thing; else None (the
-    view then builds it, with its 401/403/404 matrix)."""
-    entry = values[0] if values else None
-    if entry is None or len(entry) < 3 or entry[2] is None:
-        return None
-    state = thing_state(thing_id, user_id)
-    if state is None or not state[1] or entry[0] != state[0]:
-        return None
-    liked, watched = state[2], state[3]
-    etag = thing_etag(state[0], liked, watched)
-    if etag_in(if_none_match, etag, weak=True):
-        return Rendered(b"", {"ETag": etag}, status=304)
-    rendered = entry[2]
-    if liked or watched:
-        rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
-    return Rendered(rendered, {"ETag": etag})
+        public = _rendered_public({**data, "is_liked": False, "is_watched": False})
+        if public is not None:
+            cache.set(body_key(thing.pk) + suffix, (thing.version, None, public), timeout=cache_seconds())
+            body = public.replace(_NO_FLAGS, _FLAGS[liked, watched], 1) if liked or watched else public
+            return Rendered(body, etag)
+    return Rendered(render(data), etag)
 
 
 # --- conditional requests (issue 24) -------------------------------------------------------------------
@@ -80,24 +75,6 @@ def thing_detail_cached(thing_id: int, *, user_id: int, values: list, if_none_ma
 
 def thing_etag(version: int, liked: bool, watched: bool) -> str:
     return f'"{int(version)}-{int(bool(liked))}{int(bool(watched))}"'
-
-
-def etag_in(header: str | None, etag: str, *, weak: bool) -> bool:
-    """Whether an If-None-Match (`weak`: weak comparison, RFC 9110 §13.1.2) or If-Match (strong
-    comparison, §13.1.1) header names `etag`; `*` names any current representation."""
-    if not header:
-        return False
-    for candidate in header.split(","):
-        candidate = candidate.strip()
-        if candidate == "*":
-            return True
-        if candidate.startswith("W/"):
-            if not weak:
-                continue
-            candidate = candidate[2:]
-        if candidate == etag:
-            return True
-    return False
 
 
 # The public body's own rendering of the viewer's fields (False for both), and each viewer's: the body is
@@ -110,7 +87,7 @@ _FLAGS = {(liked, watched): b'"is_liked":%s,"is_watched":%s' % (b"true" if liked
 
 
 def _rendered_public(public: dict) -> bytes | None:
-    rendered = _RENDERER.render(public)
+    rendered = render(public)
     return rendered if rendered.count(_NO_FLAGS) == 1 else None
 
 
@@ -247,7 +224,7 @@ def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_
     `candidates`: the ids the page was cut from before the visibility rule (a search window's slice)."""
     if any(tid not in versions for tid in ids):
         return None
-    return (lists_version, time.time(), [(tid, versions[tid]) for tid in ids], _RENDERER.render(data),
+    return (lists_version, time.time(), [(tid, versions[tid]) for tid in ids], render(data),
             number, num_pages, list(candidates) if candidates is not None else None)
 
 
@@ -274,5 +251,3 @@ def _wire_version_of(request) -> str:
 def _wire_suffix(wire_version: str) -> str:
     return wire_versions.cache_suffix(wire_version)
 
-
-_RENDERER = JSONRenderer()

@@ -8,9 +8,9 @@ and a read checks it against the database with one narrow statement (`thing_stat
 whether everyone may see it, and the viewer's two flags).
 
 - Version: `Thing.version`, moved by the database on every UPDATE of the Thing's row (a trigger,
-  migration things.0010: saves, `QuerySet.update()`, counters, raw SQL alike), and by
-  `thing_body_changed` in the same transaction as a change of another row the body shows (images, files,
-  the creator's name or avatar, a category's or tag's name). An entry (`thing-body:<id>`,
+  migration things.0010: saves, `QuerySet.update()`, counters, raw SQL alike), and by the one change
+  event `apps.things.changes.thing_changed` (heard here) in the same transaction as a change of another
+  row the body shows (images, files, the creator's name or avatar, a category's or tag's name). An entry (`thing-body:<id>`,
   `thing-short:<id>`, a kept list or search page) carries the versions it was built from and is used only
   while the database still says so. Nothing has to be deleted from Redis for a change to show: an
   invalidation cannot be lost while Redis is unreachable, and Redis coming back with old data serves
@@ -45,22 +45,24 @@ def cache_seconds() -> int:
     return int(getattr(settings, "THING_BODY_CACHE_SECONDS", 0))
 
 
-# --- invalidation ------------------------------------------------------------------------------------
+# --- invalidation: the listener of apps.things.changes.thing_changed --------------------------------
 
 
-def thing_body_changed(*, thing_ids, lists: bool = True) -> None:
+def thing_changed_receive(sender=None, *, thing_ids=None, filters=None, **kwargs) -> None:
     """A row these Things' bodies show changed (not the Thing's own: its UPDATE moves the version by
-    itself): their versions move in the caller's transaction, so every cached entry of them, and every
-    kept page showing them, is stale once it commits. `lists` is kept for callers; membership of lists is
-    checked against the database on every read (bodies)."""
-    ids = sorted({int(i) for i in thing_ids if i is not None})
-    if ids:
-        _bump(pk__in=ids)
+    itself): their versions move in the emitter's transaction, so every cached entry of them, and every
+    kept page showing them, is stale once it commits (membership of lists is checked against the
+    database on every read: bodies)."""
+    if thing_ids is not None:
+        _bump(pk__in=list(thing_ids))
+    elif filters:
+        _bump(**filters)
 
 
-def thing_body_changed_for(**filters) -> None:
-    """Every Thing matching `filters` (a creator, a category, a tag) changed."""
-    _bump(**filters)
+def thing_changed_listen() -> None:
+    from apps.things.changes import thing_changed
+
+    thing_changed.connect(thing_changed_receive, dispatch_uid="thing-body-cache")
 
 
 def _bump(**filters) -> None:

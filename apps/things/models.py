@@ -83,8 +83,9 @@ class Thing(Moderated):
     file_thumbnail_key = models.CharField(max_length=512, blank=True, default="", editable=False)
     # What the read path's caches and ETags are validated by (issue 24, apps.things.bodycache): the
     # database moves it on every UPDATE of the row (a trigger, migration 0010: QuerySet.update() and raw
-    # SQL included), and bodycache.thing_body_changed moves it in the same transaction as a change of a
-    # row a Thing's body shows (images, files, tags' and category's names, the creator's summary).
+    # SQL included), and the one change event (apps.things.changes.thing_changed, heard by bodycache)
+    # moves it in the same transaction as a change of a row a Thing's body shows (images, files, tags'
+    # and category's names, the creator's summary).
     version = models.BigIntegerField(default=1, editable=False)
 
     class Meta:

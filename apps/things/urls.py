@@ -10,7 +10,7 @@ thing = "things/<int:thing_id>"
 
 urlpatterns: list = [
     path("things/", views.ThingCreateView.as_view(), name="thing-create"),
-    path(f"{thing}/", views.thing_detail, name="thing-detail"),
+    path(f"{thing}/", views.ThingDetailView.as_view(), name="thing-detail"),
     path(f"{thing}/publish", views.ThingPublishView.as_view(), name="thing-publish"),
     path(f"{thing}/likes", views.ThingLikesView.as_view(), name="thing-likes"),
     path(f"{thing}/toggle-watch", views.ThingToggleWatchView.as_view(), name="thing-toggle-watch"),

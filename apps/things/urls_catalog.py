@@ -12,7 +12,7 @@ urlpatterns: list = [
     path("tags/<term:tag>/", views.TagDetailView.as_view(), name="tag-detail"),
     path("tags/<term:tag>/things", views.TagThingsView.as_view(), name="tag-things"),
     # Discovery lists beyond the spec.
-    path("newest/", views.newest_things, name="things-newest"),
-    path("popular/", views.popular_things, name="things-popular"),
-    path("featured/", views.featured_things, name="things-featured"),
+    path("newest/", views.NewestThingsView.as_view(), name="things-newest"),
+    path("popular/", views.PopularThingsView.as_view(), name="things-popular"),
+    path("featured/", views.FeaturedThingsView.as_view(), name="things-featured"),
 ]

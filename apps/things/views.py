@@ -15,7 +15,6 @@ from apps.core.api import ok, paginated_response, parse_input, parse_patch
 from apps.core.exceptions import NotFound, PreconditionFailed
 from apps.core.lookups import viewer_id
 from apps.core.schema import THING_PARAM, USERNAME_PARAM
-from apps.oauth.fastpath import cached_get_view
 from apps.things import bodies, bodycache, selectors, services
 from apps.things.serializers import (
     CategorySerializer,
@@ -79,12 +78,13 @@ class ThingDetailView(ApiView):
         parameters=[THING_PARAM], responses=ThingSerializer, summary="Get a Thing", description=MATRIX
     )
     def get(self, request, thing_id):
-        # The cached public body plus the caller's is_liked/is_watched (bodycache), else built as before;
-        # 304 when If-None-Match names its ETag (the same answer as the cached path's, bodies).
-        data, etag = bodies.thing_detail_answer(thing_id, viewer=request.user, request=request)
-        if bodies.etag_in(request.headers.get("If-None-Match"), etag, weak=True):
-            return Response(status=304, headers={"ETag": etag})
-        return Response(data, headers={"ETag": etag})
+        # The cached public body plus the caller's is_liked/is_watched (bodycache), else built and kept:
+        # one function, one rendering, the pipeline's headers (ApiView: 304 when If-None-Match names it).
+        body = bodies.thing_detail(thing_id, viewer=request.user, request=request, cached_values=self.cached_values)
+        return Response(body, headers=body.headers)
+
+    def cache_keys(self, request, thing_id=None, **kwargs):
+        return bodies.detail_keys(thing_id, request)
 
     @extend_schema(
         parameters=[THING_PARAM],
@@ -112,17 +112,6 @@ class ThingDetailView(ApiView):
         thing = selectors.thing_get_own(thing_id, viewer=request.user)
         services.thing_delete(thing=thing, if_version=_if_match_version(request, thing))
         return ok()
-
-
-# GET /things/{id}/ of a Thing whose body is cached: one Redis round trip, no DRF dispatch (issue 17);
-# anything else, and any miss, is ThingDetailView's.
-thing_detail = cached_get_view(
-    ThingDetailView,
-    keys=lambda request, user_id, thing_id: bodycache.detail_keys(thing_id, user_id),
-    answer=lambda request, ready, thing_id: bodies.thing_detail_cached(
-        thing_id, user_id=ready.user_id, values=ready.values, if_none_match=request.headers.get("If-None-Match")
-    ),
-)
 
 
 class ThingPublishView(ApiView):

@@ -11,8 +11,8 @@ from apps.core.views import ApiView
 from apps.core.api import paginated_response
 from apps.core.moderation import viewer_sees_hidden
 from apps.core.pagination import LinkHeaderPagination, link_header
-from apps.core.views import Rendered
-from apps.oauth.fastpath import cached_get_view
+from apps.core import versions
+from apps.core.renderers import Rendered
 from apps.things import bodies, bodycache, selectors
 from apps.things.serializers import CategorySerializer, TagSerializer, ThingShortSerializer
 
@@ -69,26 +69,37 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
     return Response(shorts, headers={"Link": link_header(request, number, pages)})
 
 
-def _cached_list(view_class, name: str):
-    """`view_class` with its kept pages answered in one Redis round trip and one statement checking them
-    against the database (bodies.list_page_cached), without
-    DRF's dispatch (apps.oauth.fastpath; bodies.LIST_PAGES): what a cached page would answer."""
+class KeptListView(ApiView):
+    """A public list whose pages are kept rendered (bodies.LIST_PAGES): a page a viewer who is not staff
+    asks for is answered from the kept page while the database says it still stands (one statement,
+    bodies.list_page_cached), else built by `_things_response` and kept. Either way through the same
+    pipeline (ApiView: authentication, rate limit, headers, ETag and 304)."""
 
-    def answer(request, ready):
-        if ready.is_staff or len(ready.values) != 1:
-            return None  # staff see hidden Things; a page not kept
-        found = bodies.list_page_cached(name, ready.values, request.GET)
+    list_name = ""
+
+    def things(self, request):
+        raise NotImplementedError
+
+    def cache_keys(self, request, **kwargs):
+        return bodies.list_page_keys(self.list_name, request.GET)
+
+    def get(self, request):
+        kept = self._kept_page(request)
+        if kept is not None:
+            return Response(kept, headers=kept.headers)
+        return _things_response(request, self, lambda: self.things(request), list_name=self.list_name)
+
+    def _kept_page(self, request) -> Rendered | None:
+        if viewer_sees_hidden(request.user) or versions.of(request) != versions.SPEC:
+            return None  # staff see hidden Things; another wire version's pages are not kept
+        keys = bodies.list_page_keys(self.list_name, request.GET)
+        if not keys:
+            return None
+        found = bodies.list_page_cached(self.list_name, self.cached_values(keys), request.GET)
         if found is None:
             return None
         body, number, pages = found
-        return Rendered(body, {"Link": link_header(request, number, pages)})
-
-    return cached_get_view(
-        view_class,
-        keys=lambda request, user_id: bodies.list_page_keys(name, request.GET) or [],
-        answer=answer,
-        params=("page", "per_page"),
-    )
+        return Rendered(body, {"Link": link_header(request, number, pages)}, from_cache=True)
 
 
 class CategoryListView(ApiView):
@@ -153,15 +164,20 @@ class TagThingsView(ApiView):
         return _things_response(request, self, lambda: selectors.tag_list_things(tag=found, viewer=request.user))
 
 
-class NewestThingsView(ApiView):
+class NewestThingsView(KeptListView):
+    list_name = "newest"
+
     @extend_schema(responses=ThingShortSerializer(many=True), summary="List the newest Things")
     def get(self, request):
-        return _things_response(
-            request, self, lambda: selectors.thing_list_newest(viewer=request.user), list_name="newest"
-        )
+        return super().get(request)
+
+    def things(self, request):
+        return selectors.thing_list_newest(viewer=request.user)
 
 
-class PopularThingsView(ApiView):
+class PopularThingsView(KeptListView):
+    list_name = "popular"
+
     @extend_schema(
         responses=ThingShortSerializer(many=True),
         summary="List popular Things",
@@ -169,23 +185,22 @@ class PopularThingsView(ApiView):
         "(weight 20) and downloads (weight 1); ties by newest.",
     )
     def get(self, request):
-        return _things_response(
-            request, self, lambda: selectors.thing_list_popular(viewer=request.user), list_name="popular"
-        )
+        return super().get(request)
+
+    def things(self, request):
+        return selectors.thing_list_popular(viewer=request.user)
 
 
-class FeaturedThingsView(ApiView):
+class FeaturedThingsView(KeptListView):
+    list_name = "featured"
+
     @extend_schema(
         responses=ThingShortSerializer(many=True),
         summary="List featured Things",
         description="Published Things featured by moderators, the most recently featured first.",
     )
     def get(self, request):
-        return _things_response(
-            request, self, lambda: selectors.thing_list_featured(viewer=request.user), list_name="featured"
-        )
+        return super().get(request)
 
-
-newest_things = _cached_list(NewestThingsView, "newest")
-popular_things = _cached_list(PopularThingsView, "popular")
-featured_things = _cached_list(FeaturedThingsView, "featured")
+    def things(self, request):
+        return selectors.thing_list_featured(viewer=request.user)

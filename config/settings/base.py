@@ -285,7 +285,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["apps.oauth.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["apps.core.permissions.IsTokenUser"],
     "DEFAULT_PARSER_CLASSES": ["apps.core.parsers.LenientJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["apps.core.renderers.ApiJSONRenderer"],
     "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.LinkHeaderPagination",
     "PAGE_SIZE": 30,
     "EXCEPTION_HANDLER": "apps.core.handlers.exception_handler",

@@ -1,10 +1,11 @@
-"""Cached reads without DRF's dispatch (apps.oauth.fastpath, issue 17): GET /things/{id}/ and the kept
-pages of /newest/, /popular/ and /featured/.
+"""Reads answered from the cache (issues 17, 24): GET /things/{id}/ and the kept pages of /newest/,
+/popular/, /featured/ and /search/{term}/, through the one pipeline (apps.core.views.ApiView; the token's
+row, the rate-limit count and the view's entries in one round trip: apps.oauth.fastpath).
 
-Every answer the fast path gives is the one the full path gives (the same bytes and headers), each request
-counts once against the rate limit whichever path answers, and after every change that matters (the
-viewer's like or watch, a revoked or expired token, a suspended user, a Thing unpublished, hidden or
-published, a like on a listed Thing, the popular page's age) the next read is right.
+Every answer read from the cache is the one built fresh (the same bytes and headers), each request counts
+once against the rate limit however it is answered, and after every change that matters (the viewer's
+like or watch, a revoked or expired token, a suspended user, a Thing unpublished, hidden or published, a
+like on a listed Thing, the popular page's age) the next read is right.
 """
 import json
 from datetime import timedelta
@@ -33,15 +34,18 @@ def _caches_on(settings):
 
 @pytest.fixture
 def dispatched(monkeypatch):
-    """The API views DRF dispatched to (the fast path dispatches none)."""
+    """The API views that answered a body they built (not read from the cache), by name; every request,
+    cached or not, goes through ApiView's dispatch (issue 24: one pipeline)."""
     calls: list[str] = []
-    original = ApiView.dispatch
+    original = ApiView.finalize_response
 
-    def spy(self, request, *args, **kwargs):
-        calls.append(type(self).__name__)
-        return original(self, request, *args, **kwargs)
+    def spy(self, request, response, *args, **kwargs):
+        response = original(self, request, response, *args, **kwargs)
+        if not getattr(response, "thingyard_from_cache", False):
+            calls.append(type(self).__name__)
+        return response
 
-    monkeypatch.setattr(ApiView, "dispatch", spy)
+    monkeypatch.setattr(ApiView, "finalize_response", spy)
     return calls
 
 
@@ -70,13 +74,13 @@ def warm(client, path, dispatched):
 
 
 def full_path(client, path, settings, dispatched):
-    settings.OAUTH_TOKEN_CACHE_SECONDS = 0  # the fast path off: DRF answers
+    settings.THING_BODY_CACHE_SECONDS = 0  # bodies and pages off: the answer is built
     try:
         got = read(client, path, dispatched)
         assert got[4]
         return got
     finally:
-        settings.OAUTH_TOKEN_CACHE_SECONDS = 5
+        settings.THING_BODY_CACHE_SECONDS = 600
 
 
 # --- detail ------------------------------------------------------------------------------------------
@@ -135,7 +139,6 @@ def test_a_suspended_user_is_refused_at_once(api, user, thing, dispatched, djang
 def test_an_expired_token_is_refused(api, thing, dispatched, monkeypatch):
     warm(api, f"/things/{thing.pk}/", dispatched)
     later = timezone.now() + timedelta(days=2)  # the factory's tokens live one day
-    monkeypatch.setattr("apps.oauth.fastpath.timezone.now", lambda: later)
     monkeypatch.setattr("apps.oauth.selectors.timezone.now", lambda: later)
     status, _, _, _, drf = read(api, f"/things/{thing.pk}/", dispatched)
     assert (status, drf) == (401, True)
@@ -178,12 +181,14 @@ def test_a_thing_unpublished_or_hidden_after_caching_keeps_its_access_matrix(
     assert read(api, f"/things/{other.pk}/", dispatched)[:1] == (404,)
 
 
-def test_json_p_paging_and_other_parameters_go_the_full_way(api, thing, dispatched):
+def test_json_p_wraps_the_same_body_however_it_was_read(api, thing, dispatched):
+    """One pipeline: a JSON-P read of a cached body is that body wrapped."""
     path = f"/things/{thing.pk}/"
-    warm(api, path, dispatched)
-    status, body, headers, _, drf = read(api, path + "?callback=cb", dispatched)
-    assert (status, drf) == (200, True) and body.startswith(b"/**/cb(")
-    assert read(api, path + "?format=json", dispatched)[4]
+    plain = warm(api, path, dispatched)
+    status, body, headers, _, _ = read(api, path + "?callback=cb", dispatched)
+    assert status == 200 and body == b"/**/cb(" + plain[1] + b");"
+    assert headers["Content-Type"].startswith("application/javascript")
+    assert read(api, path + "?format=json", dispatched)[0] == 200
 
 
 def test_a_due_last_active_stamp_is_written_by_the_full_path(api, user, thing, dispatched):
@@ -309,16 +314,16 @@ def test_a_search_page_is_kept_no_longer_than_its_window(api, settings, clips, d
     assert read(api, "/search/cable+clip/", dispatched)[4]
 
 
-def test_after_a_due_use_stamp_the_fast_path_resumes_at_once(api, application, thing, dispatched):
-    """A stamp due sends one request the full way; it writes the stamp and drops the token's cached row,
-    so the next requests read the fresh stamp (not the stale row for its remaining lifetime)."""
+def test_a_due_use_stamp_is_written_by_the_one_authentication(api, application, thing, dispatched):
+    """A stamp due is written by the authentication whichever way the body is read; it drops the token's
+    cached row, so the next requests read the fresh stamp (not the stale row for its remaining lifetime)."""
     from apps.oauth.selectors import token_cache_drop
 
     path = f"/things/{thing.pk}/"
     warm(api, path, dispatched)
     type(application).objects.filter(pk=application.pk).update(last_used_at=timezone.now() - timedelta(minutes=5))
     token_cache_drop(api.token.token)
-    assert read(api, path, dispatched)[4]  # the full path: the stamp was due
+    assert read(api, path, dispatched)[0] == 200  # the stamp was due
     application.refresh_from_db()
     assert timezone.now() - application.last_used_at < timedelta(minutes=1)
     assert [read(api, path, dispatched)[4] for _ in range(2)][-1] is False

@@ -15,7 +15,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from apps.core.enqueue import task_enqueue_on_commit
-from apps.things.bodycache import thing_body_changed
+from apps.things.changes import thing_changed_emit
 from apps.things.counters import thing_count_add, thing_lock, things_lock
 from apps.things.models import Thing
 from apps.uploads import rules, store
@@ -38,7 +38,7 @@ def thing_pictures_refresh(*, thing_ids, locked: bool = False) -> None:
     The Things' rows are locked first (`locked`: the caller holds them already), so the UPDATE, a later
     statement, sees every change a concurrent transaction committed before it: two changes to one Thing's
     images never leave a pointer computed without the other. The caller drops the cached bodies
-    (thing_body_changed), as for any change to a Thing's images."""
+    (apps.things.changes.thing_changed_emit), as for any change to a Thing's images."""
     ids = sorted({int(pk) for pk in thing_ids if pk is not None})
     if not ids:
         return
@@ -63,7 +63,7 @@ def thing_pictures_repair(*, batch: int = 1000) -> list[int]:
         if stale:
             with transaction.atomic():
                 thing_pictures_refresh(thing_ids=stale)
-                thing_body_changed(thing_ids=stale)
+                thing_changed_emit(thing_ids=stale)
             repaired.extend(stale)
     return repaired
 
@@ -104,7 +104,7 @@ def upload_image_attach(
     upload.image = Image.objects.create(
         thing_id=thing_id, copy_id=copy_id, name=upload.filename, key=upload.key, size=size
     )
-    thing_body_changed(thing_ids=[thing_id])
+    thing_changed_emit(thing_ids=[thing_id])
     _processing_enqueue("image_process", upload.image.pk)
     return upload.image
 
@@ -145,7 +145,7 @@ def processing_retry(*, record: ThingFile | Image) -> bool:
             return False
         _processing_enqueue("file_process" if model is ThingFile else "image_process", record.pk)
         if record.thing_id:
-            thing_body_changed(thing_ids=[record.thing_id])
+            thing_changed_emit(thing_ids=[record.thing_id])
     log.info("%s %s: processing queued again after it stalled", model.__name__, record.pk)
     return True
 
@@ -207,7 +207,7 @@ def image_update(*, image: Image, rank: int | None = None, featured: bool | None
         if fields:
             Image.objects.filter(pk=image.pk).update(**fields)
             thing_pictures_refresh(thing_ids=[image.thing_id], locked=True)
-            thing_body_changed(thing_ids=[image.thing_id])
+            thing_changed_emit(thing_ids=[image.thing_id])
 
 
 def image_delete(*, image: Image) -> None:
@@ -228,7 +228,7 @@ def image_delete(*, image: Image) -> None:
         deleted, _ = Image.objects.filter(pk=image.pk).delete()
         if deleted:
             thing_pictures_refresh(thing_ids=[image.thing_id], locked=True)
-            thing_body_changed(thing_ids=[image.thing_id])
+            thing_changed_emit(thing_ids=[image.thing_id])
             keys = [image.key, *_size_keys(image.sizes)]
             _delete_objects_on_commit([key for key in keys if key not in owned_by_file])
 
@@ -258,4 +258,4 @@ def image_reorder(*, thing, image_ids: list[int]) -> None:
             rank=Case(*[When(pk=pk, then=Value(rank)) for pk, rank in ranks.items()], output_field=IntegerField())
         )
         thing_pictures_refresh(thing_ids=[thing.pk], locked=True)
-        thing_body_changed(thing_ids=[thing.pk])
+        thing_changed_emit(thing_ids=[thing.pk])

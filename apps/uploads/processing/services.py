@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Subquery
 from django.utils import timezone
 
-from apps.things.bodycache import thing_body_changed
+from apps.things.changes import thing_changed_emit
 from apps.things.events import thing_event
 from apps.things.models import Thing
 from apps.uploads import links, store
@@ -142,7 +142,7 @@ def _file_finish(file_id: int, **fields) -> bool:
         updated = ThingFile.objects.filter(pk=file_id, status=ProcessingStatus.PROCESSING).update(**fields)
         if updated:
             # The Thing's cached body shows its files' and images' states (apps.things.bodycache).
-            thing_body_changed(thing_ids=[thing_id])
+            thing_changed_emit(thing_ids=[thing_id])
     return updated == 1
 
 
@@ -237,7 +237,7 @@ def _render_image_save(file: ThingFile, *, key: str, size: int, width: int, heig
             "processing_error": "",
         },
     )
-    thing_body_changed(thing_ids=[file.thing_id])
+    thing_changed_emit(thing_ids=[file.thing_id])
     return image
 
 
@@ -267,7 +267,7 @@ def _image_finish(image_id: int, **fields) -> bool:
         if updated and thing_id is not None:
             if fields.get("status") == ProcessingStatus.LIVE:
                 thing_pictures_refresh(thing_ids=[thing_id], locked=True)
-            thing_body_changed(thing_ids=[thing_id])
+            thing_changed_emit(thing_ids=[thing_id])
     return updated == 1
 
 

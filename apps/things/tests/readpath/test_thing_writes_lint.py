@@ -5,8 +5,14 @@ on the Things table are allowed only in service modules (`services.py` of an app
 counters, the version bump of apps.things.bodycache). The cached read path does not depend on it (the
 database's trigger moves a Thing's version on every UPDATE, whoever sends it: migration things.0010),
 but the domain's side effects do (search rows, webhook events, the admin's messages): the admin's
-Feature action was such an UPDATE beside the services' hooks (#4). Adding one elsewhere fails here."""
+Feature action was such an UPDATE beside the services' hooks (#4). Adding one elsewhere fails here.
+
+Issue 24 extends it to every table a cached answer shows of a Thing (its tags, category, likes and
+watches, files and images), and to the cache's invalidation: services emit the one change event
+(apps.things.changes.thing_changed) and only the cache (apps.things.bodycache) listens; nothing else
+moves versions or calls the listener."""
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -18,13 +24,20 @@ def _allowed(relative: str) -> bool:
     return relative in ALLOWED or relative.endswith("/services.py")
 
 
+# The models whose rows a Thing's cached answers show (a body, a short form, a kept page).
+SHOWN = {"Thing", "ThingTag", "Tag", "Category", "Like", "Watch", "ThingFile", "Image"}
+# The cache's invalidation: only the change event's own module and its listener name these.
+INVALIDATION = re.compile(r"thing_changed_receive|(?<!\w)_bump\(|thing_body_changed")
+INVALIDATION_HOME = {"apps/things/bodycache.py", "apps/things/changes.py"}
+
+
 def _on_things(node: ast.AST) -> bool:
-    """Whether a call chain starts at `Thing.objects` (Thing.objects.filter(...).update(...))."""
+    """Whether a call chain starts at `<Shown model>.objects` (Thing.objects.filter(...).update(...))."""
     while True:
         if isinstance(node, ast.Call):
             node = node.func
         elif isinstance(node, ast.Attribute):
-            if node.attr == "objects" and isinstance(node.value, ast.Name) and node.value.id == "Thing":
+            if node.attr == "objects" and isinstance(node.value, ast.Name) and node.value.id in SHOWN:
                 return True
             node = node.value
         else:
@@ -35,15 +48,20 @@ def _violations() -> list[str]:
     found = []
     for path in sorted((ROOT / "apps").rglob("*.py")):
         relative = path.relative_to(ROOT).as_posix()
-        if "/tests/" in relative or "/migrations/" in relative or _allowed(relative):
+        if "/tests/" in relative or "/migrations/" in relative:
             continue
         source = path.read_text()
+        if relative not in INVALIDATION_HOME:
+            found += [f"{relative}: calls the cache's invalidation ({m.group(0)}); emit apps.things.changes' event"
+                      for m in INVALIDATION.finditer(source)]
+        if _allowed(relative):
+            continue
         if "UPDATE things_thing" in source or "UPDATE {_THING}" in source:
             found.append(f"{relative}: raw UPDATE of things_thing")
         for node in ast.walk(ast.parse(source)):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in BULK
                     and _on_things(node.func.value)):
-                found.append(f"{relative}:{node.lineno}: Thing.objects….{node.func.attr}()")
+                found.append(f"{relative}:{node.lineno}: <shown model>.objects….{node.func.attr}()")
     return found
 
 
@@ -56,3 +74,6 @@ def test_the_lint_sees_a_bulk_write(tmp_path):
     call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "update")
     assert isinstance(call.func, ast.Attribute)
     assert _on_things(call.func.value)
+    tree = ast.parse("Image.objects.filter(thing_id=1).delete()")
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "delete")
+    assert isinstance(call.func, ast.Attribute) and _on_things(call.func.value)
