@@ -183,10 +183,13 @@ def db_state() -> dict:
             continue
         label = model._meta.label
         columns = ", ".join(
-            quote(f.column) for f in model._meta.concrete_fields if (label, f.name) not in VOLATILE_FIELDS
+            quote(f.column) for f in model._meta.concrete_fields
+            if f.column and (label, f.name) not in VOLATILE_FIELDS
         )
+        pk = model._meta.pk.column if model._meta.pk is not None else None
+        assert pk, label
         selects.append(
-            f"SELECT %s::text, md5(coalesce(string_agg(ROW({columns})::text, E'\\n' ORDER BY {quote(model._meta.pk.column)}),"
+            f"SELECT %s::text, md5(coalesce(string_agg(ROW({columns})::text, E'\\n' ORDER BY {quote(pk)}),"
             f" '')), count(*) FROM {quote(model._meta.db_table)}"
         )
         labels.append(label)
