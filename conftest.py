@@ -7,7 +7,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import ANONYMOUS, MISSING, OTHER_APP, STRANGER, access_check, bearer_client
+from tests.support.api import ANONYMOUS, MISSING, OTHER_APP, STRANGER, access_check, bearer_client
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 
 # Chromium, the live server and signed-in pages for the end-to-end tests (tests/browser, apps/*/tests/browser).
@@ -246,7 +246,7 @@ def api(client_for, user):
 @pytest.fixture
 def access(client_for, user):
     """access(endpoint, caller, obj, **path_values): one case of an endpoint's access matrix
-    (apps.core.testing.Access) on `obj`, an object of `user` (whose token `api` sends)."""
+    (tests.support.api.Access) on `obj`, an object of `user` (whose token `api` sends)."""
     clients: dict = {}
     callers = {
         ANONYMOUS: lambda: APIClient(),

@@ -26,7 +26,7 @@ def inprocess_run(*, requests: int) -> dict:
     """Figures keyed like TARGETS (peak RSS is read last, by inprocess_peak_rss)."""
     from rest_framework.test import APIClient
 
-    from apps.core.ratelimit import rate_limit_hit
+    from apps.core.pipeline.ratelimit import rate_limit_hit
     from apps.demo.services import demo_seed
 
     summary = demo_seed()

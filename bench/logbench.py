@@ -70,7 +70,7 @@ def _per_line_us(logger, case) -> float:
 def logbench_run() -> dict:
     from gunicorn.glogging import Logger
 
-    from apps.core.redaction import RedactingGunicornLogger
+    from apps.core.security.redaction import RedactingGunicornLogger
 
     cases = {"usual": _request(""), "query token": _request("access_token=SECRETVALUE123&page=2")}
     results = {}

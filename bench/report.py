@@ -245,7 +245,7 @@ def _logbench_section(logbench: dict | None) -> list[str]:
         "| logger | usual request | `?access_token=` in the query |",
         "|---|---:|---:|",
         f"| gunicorn's plain `Logger` | {logbench['plain usual']:.1f} | {logbench['plain query token']:.1f} |",
-        f"| `apps.core.redaction.RedactingGunicornLogger` | {logbench['redacting usual']:.1f} "
+        f"| `apps.core.security.redaction.RedactingGunicornLogger` | {logbench['redacting usual']:.1f} "
         f"| {logbench['redacting query token']:.1f} |",
         "",
         f"`python -m bench.logbench`: {lb.LINES} lines per logger in the production format to a file, best of "

@@ -45,13 +45,13 @@ _MARKERS = [
     ("DRF dispatch (APIView, request, authentication, permissions, throttles)", lambda f, n: "/rest_framework/" in f),
     ("Django request cycle (handler, middleware, URL resolution, response)",
      lambda f, n: any(part in f for part in ("/django/core/handlers/", "/django/middleware/", "/django/urls/",
-                                            "/django/http/", "/corsheaders/", "/whitenoise/", "apps/core/middleware.py"))),
+                                            "/django/http/", "/corsheaders/", "/whitenoise/", "apps/core/pipeline/middleware.py"))),
     ("test client (not in production: builds the WSGI request)", lambda f, n: "/django/test/" in f),
 ]
 OTHER = "other (unattributed)"
 _INCLUSIVE = {
     "token lookup, all of it (apps.oauth.selectors.access_token_get_active)": ("oauth/selectors.py", "access_token_get_active"),
-    "rate limit, all of it (apps.core.ratelimit.rate_limit_hit)": ("core/ratelimit.py", "rate_limit_hit"),
+    "rate limit, all of it (apps.core.pipeline.ratelimit.rate_limit_hit)": ("core/pipeline/ratelimit.py", "rate_limit_hit"),
     "health check, all of it (close_if_health_check_failed)": ("base/base.py", "close_if_health_check_failed"),
 }
 

@@ -273,7 +273,7 @@ def _zipf_picker(rng: random.Random, items: list, exponent: float = 1.0):
 
 
 def _things_copy(raw, rng: random.Random, count: int, user_ids: list[int], category_ids: list[int]) -> None:
-    from apps.core.licenses import THING_LICENSE_CHOICES
+    from apps.core.domain.licenses import THING_LICENSE_CHOICES
     from apps.things.models import Thing
 
     nouns = list(dict.fromkeys(words.NOUNS))

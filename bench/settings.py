@@ -12,7 +12,7 @@ DEBUG = False
 ROOT_URLCONF = "bench.urls"
 # Persistent connections, as production intends. Django reads these per database, not at the top level.
 DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = False  # noqa: F405  # as production: apps.core.dbbackend recovers
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = False  # noqa: F405  # as production: apps.core.db.postgresql recovers
 # The request-path caches run as in production (the test settings turn them off for query counting).
 OAUTH_TOKEN_CACHE_SECONDS = 5
 THING_BODY_CACHE_SECONDS = 600

@@ -1,9 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from apps.core.dashboard import moderation_dashboard
-from apps.core.views import OpenApiView, SwaggerUiView, swagger_oauth2_redirect
-from apps.core.routing import path_aliases, segment_indexed
+from apps.core.adminkit.dashboard import moderation_dashboard
+from apps.core.pipeline.views import OpenApiView, SwaggerUiView, swagger_oauth2_redirect
+from apps.core.pipeline.routing import path_aliases, segment_indexed
 from config.health import healthz, readyz
 
 urlpatterns = [
@@ -34,10 +34,10 @@ urlpatterns = [
 
 # docs/decisions.md (compat): the modern path names of the original API's clients answer as the spec's paths.
 urlpatterns += path_aliases(urlpatterns)
-# Resolution tries only the patterns that can match a path's first segment (apps.core.routing).
+# Resolution tries only the patterns that can match a path's first segment (apps.core.pipeline.routing).
 urlpatterns = [segment_indexed(urlpatterns)]
 
-handler400 = "apps.core.views.bad_request"
-handler403 = "apps.core.views.permission_denied"
-handler404 = "apps.core.views.not_found"
-handler500 = "apps.core.views.server_error"
+handler400 = "apps.core.pipeline.views.bad_request"
+handler403 = "apps.core.pipeline.views.permission_denied"
+handler404 = "apps.core.pipeline.views.not_found"
+handler500 = "apps.core.pipeline.views.server_error"

@@ -8,7 +8,7 @@ django.setup(set_prefix=False)
 from django.core import checks  # noqa: E402
 from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 
-from apps.core.wsgi import ResolvedOnceWSGIHandler  # noqa: E402  (after setup, as get_wsgi_application)
+from apps.core.pipeline.wsgi import ResolvedOnceWSGIHandler  # noqa: E402  (after setup, as get_wsgi_application)
 
 # gunicorn runs no system checks: those tagged "startup" (a payment backend that charges nobody, in
 # production: apps.orders.checks; docs/security.md, issue 22) stop the web process here.

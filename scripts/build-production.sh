@@ -7,7 +7,7 @@
 #   install  the project and its dependencies into $PYTHON's environment (pip install -e .)
 #   assets   the front-end libraries package-lock.json pins (npm ci; skipped when node_modules matches it)
 #   static   collectstatic with the production settings: every file under a content-hashed name, the
-#            manifest production pages read, gzip and Brotli copies (apps/core/staticfiles.py), in
+#            manifest production pages read, gzip and Brotli copies (apps/core/site/staticfiles.py), in
 #            STATIC_ROOT (staticfiles/). It fails when a CSS or JS file refers to a file that is not
 #            collected. It reads no database, Redis or store: the values below are placeholders.
 #

@@ -10,8 +10,8 @@ from django.urls import reverse
 from apps.accounts import services
 from apps.accounts.forms import SuspendForm
 from apps.accounts.models import Follow, Message, User
-from apps.core.admin import ReadOnlyAdmin
-from apps.core.exceptions import DomainError
+from apps.core.adminkit.readonly import ReadOnlyAdmin
+from apps.core.domain.exceptions import DomainError
 
 
 class ThingyardUserChangeForm(UserChangeForm):

@@ -4,8 +4,8 @@ from django import forms
 
 from apps.accounts import rules
 from apps.accounts.models import User
-from apps.core.licenses import USER_LICENSE_CHOICES
-from apps.core.site import LimitedCharField
+from apps.core.domain.licenses import USER_LICENSE_CHOICES
+from apps.core.site.pages import LimitedCharField
 
 
 class SignupForm(forms.Form):

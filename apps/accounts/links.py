@@ -7,7 +7,7 @@ from typing import overload
 from django.core.files.storage import default_storage
 from django.templatetags.static import static
 
-from apps.core.api import api_url, site_url
+from apps.core.pipeline.api import api_url, site_url
 
 DEFAULT_AVATAR = "accounts/default-avatar.png"
 

@@ -5,7 +5,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
-from apps.core.licenses import USER_LICENSE_CHOICES
+from apps.core.domain.licenses import USER_LICENSE_CHOICES
 
 username_validator = RegexValidator(
     r"^[A-Za-z0-9_-]+$", "Use letters, digits, underscores and dashes only."

@@ -20,12 +20,12 @@ from apps.accounts.forms import (
     ProfileForm,
     SignupForm,
 )
-from apps.core.site import apply_errors, done, login_required_page, refused, safe_next
-from apps.core.exceptions import DomainError
+from apps.core.site.pages import apply_errors, done, login_required_page, refused, safe_next
+from apps.core.domain.exceptions import DomainError
 from apps.accounts.profiles import profile_tabs
-from apps.core.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
-from apps.core.site import paginate
-from apps.core.throttle import client_address
+from apps.core.domain.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
+from apps.core.site.pages import paginate
+from apps.core.security.throttle import client_address
 
 ACCOUNT_HOME = "/account/"
 MESSAGES_HOME = "/account/messages"

@@ -3,8 +3,8 @@
 import re
 
 from apps.accounts.models import RESERVED_USERNAMES
-from apps.core.licenses import USER_LICENSES
-from apps.core.throttle import FailureLimit, wait_message
+from apps.core.domain.licenses import USER_LICENSES
+from apps.core.security.throttle import FailureLimit, wait_message
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 USERNAME_MAX_LENGTH = 40

@@ -7,8 +7,8 @@ from django.db.models.functions import Lower
 
 from apps.accounts import rules
 from apps.accounts.models import Follow, Message, User
-from apps.core.exceptions import NotFound, PermissionDenied
-from apps.core.lookups import id_or_404
+from apps.core.domain.exceptions import NotFound, PermissionDenied
+from apps.core.pipeline.lookups import id_or_404
 
 ME = "me"
 

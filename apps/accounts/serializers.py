@@ -7,12 +7,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.core import wire
-from apps.core.fields import StrictCharField
-from apps.core.markup import markdown_render
+from apps.core.pipeline import wire
+from apps.core.pipeline.fields import StrictCharField
+from apps.core.domain.markup import markdown_render
 from apps.accounts import links, rules
-from apps.core.fields import LicenseField
-from apps.core.licenses import USER_LICENSES
+from apps.core.pipeline.fields import LicenseField
+from apps.core.domain.licenses import USER_LICENSES
 
 
 class UserSummarySerializer(serializers.Serializer):
@@ -104,7 +104,7 @@ class UserSerializer(UserSummarySerializer):
                 data.pop(field, None)
         return wire.apply("User", data, user, self)
 
-    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+    # --- what wire versions other than `spec` compute (apps.core.pipeline.wire: Provide) -------------------------
 
     def wire_bio_html(self, user) -> str:
         return markdown_render(user.bio or "")

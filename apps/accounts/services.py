@@ -27,11 +27,11 @@ from apps.accounts.models import Follow, Message, User
 from apps.accounts.release import user_release_hooks
 from apps.activity.models import Event
 from apps.activity.services import event_record, event_retract
-from apps.core import throttle
-from apps.core.api import site_url
-from apps.core.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
-from apps.core.services import model_update
-from apps.core.throttle import FailureLimit, failure_record, locked_for, wait_message
+from apps.core.security import throttle
+from apps.core.pipeline.api import site_url
+from apps.core.domain.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
+from apps.core.domain.services import model_update
+from apps.core.security.throttle import FailureLimit, failure_record, locked_for, wait_message
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def user_image_replace(*, user_id: int, field: str, key: str) -> str:
 def user_register(*, username: str, email: str, password: str, address: str | None = None) -> User:
     """Create an account from the sign-up page; every rule failure is a ValidationFailed with field errors.
 
-    `address`: the caller's (apps.core.throttle.client_address). While it has made too many accounts
+    `address`: the caller's (apps.core.security.throttle.client_address). While it has made too many accounts
     (rules.SIGNUP_ADDRESS_LIMIT) the sign-up is refused with RateLimited before anything is checked or
     hashed; each account created counts.
     """

@@ -6,7 +6,7 @@ from celery import shared_task
 
 from apps.accounts import services
 from apps.accounts.models import User
-from apps.core.enqueue import retry_policy
+from apps.core.broker.enqueue import retry_policy
 
 
 @shared_task(**retry_policy(smtplib.SMTPException, OSError, backoff=30, max_retries=10))

@@ -2,7 +2,7 @@
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
 from apps.accounts import selectors, services
 from apps.activity.selectors import event_count_since
@@ -13,10 +13,10 @@ from apps.accounts.serializers import (
     UserSerializer,
     UserUpdateInput,
 )
-from apps.core.api import ok, parse_patch
-from apps.core.exceptions import ValidationFailed
-from apps.core.handlers import _flatten_drf_detail
-from apps.core.schema import USERNAME_PARAM
+from apps.core.pipeline.api import ok, parse_patch
+from apps.core.domain.exceptions import ValidationFailed
+from apps.core.pipeline.handlers import _flatten_drf_detail
+from apps.core.pipeline.schema import USERNAME_PARAM
 
 
 

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from apps.activity.models import Event
-from apps.core.admin import ReadOnlyAdmin
+from apps.core.adminkit.readonly import ReadOnlyAdmin
 
 
 @admin.register(Event)

@@ -14,7 +14,7 @@ from django.db import models, transaction
 
 from apps.activity.models import Event
 from apps.activity.services import event_record, event_retract
-from apps.core.exceptions import NotFound
+from apps.core.domain.exceptions import NotFound
 
 
 @dataclass(frozen=True)

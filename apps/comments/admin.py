@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from apps.comments import services
 from apps.comments.models import Comment
-from apps.core.moderation import HideWithReasonAdminMixin
+from apps.core.domain.moderation import HideWithReasonAdminMixin
 
 MODERATION_FIELDS = ("is_hidden", "hidden_reason", "hidden_at", "hidden_by")
 

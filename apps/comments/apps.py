@@ -25,7 +25,7 @@ class CommentsConfig(AppConfig):
         # Account deletion: the user's comments vanish with their counters (accounts.release).
         user_release_register("comments", services.comments_release_for_user)
 
-        # The conversations of the Thing, make and group topic pages (apps.core.sections).
+        # The conversations of the Thing, make and group topic pages (apps.core.site.sections).
         from apps.comments import pages
 
         pages.register_sections()

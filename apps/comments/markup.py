@@ -6,7 +6,7 @@ Markdown untouched, so everything the sanitiser does not allow is dropped here: 
 their content, event-handler attributes, images (no tracking pixels in comments), and every link that is
 not an absolute http, https or mailto URL. Links get rel="nofollow noopener" (no SEO from comment spam).
 """
-from apps.core.markup import LINK_REL, TEXT_TAGS, URL_SCHEMES, markdown_render  # noqa: F401
+from apps.core.domain.markup import LINK_REL, TEXT_TAGS, URL_SCHEMES, markdown_render  # noqa: F401
 
 ALLOWED_TAGS = TEXT_TAGS
 MARKDOWN_EXTENSIONS = ("fenced_code", "sane_lists", "nl2br")

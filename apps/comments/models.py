@@ -3,7 +3,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from apps.core.moderation import Moderated
+from apps.core.domain.moderation import Moderated
 
 BODY_MAX_LENGTH = 10000
 

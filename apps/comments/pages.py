@@ -9,10 +9,10 @@ from django.views.decorators.http import require_POST
 
 from apps.comments import rules, selectors, services
 from apps.comments.models import BODY_MAX_LENGTH
-from apps.core.exceptions import DomainError, NotFound, PermissionDenied, ValidationFailed
-from apps.core.site import LimitedCharField, done, login_required_page, refused
+from apps.core.domain.exceptions import DomainError, NotFound, PermissionDenied, ValidationFailed
+from apps.core.site.pages import LimitedCharField, done, login_required_page, refused
 from apps.groups.selectors import group_is_member
-from apps.core.sections import PageSection, page_section_register
+from apps.core.site.sections import PageSection, page_section_register
 
 
 class CommentForm(forms.Form):

@@ -12,9 +12,9 @@ from django.db.models import QuerySet
 
 from apps.comments import rules
 from apps.comments.models import Comment
-from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
-from apps.core.moderation import viewer_sees_hidden, visible_q
-from apps.core.lookups import id_or_404
+from apps.core.domain.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from apps.core.domain.moderation import viewer_sees_hidden, visible_q
+from apps.core.pipeline.lookups import id_or_404
 from apps.groups.models import GroupMember, GroupTopic
 from apps.makes.models import Make
 from apps.things import rules as thing_rules

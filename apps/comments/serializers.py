@@ -5,9 +5,9 @@ from rest_framework import serializers
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.comments.models import BODY_MAX_LENGTH, Comment
-from apps.core import wire
-from apps.core.api import MAX_ID, api_url
-from apps.core.fields import StrictCharField
+from apps.core.pipeline import wire
+from apps.core.pipeline.api import MAX_ID, api_url
+from apps.core.pipeline.fields import StrictCharField
 
 # The API path of each kind of target (spec §4.2, §4.4, §4.8): makes are "copies" on the wire.
 TARGET_PATHS: dict[str, str] = {
@@ -52,7 +52,7 @@ class CommentSerializer(serializers.Serializer):
         data["user"] = UserSummarySerializer().to_representation(comment.user) if comment.user_id else None
         return wire.apply("Comment", data, comment, self)
 
-    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+    # --- what wire versions other than `spec` compute (apps.core.pipeline.wire: Provide) -------------------------
 
     def wire_parent_url(self, comment) -> str | None:
         return comment_api_url(comment.parent_id) if comment.parent_id else None
@@ -134,7 +134,7 @@ def _body_field() -> StrictCharField:
 class CommentBodyInput(serializers.Serializer):
     """POST /comments/{id}/reply and PATCH /comments/{id}/: `body`."""
 
-    schema_complete_on_patch = True  # PATCH /comments/{id}/ requires `body` (apps.core.schema)
+    schema_complete_on_patch = True  # PATCH /comments/{id}/ requires `body` (apps.core.pipeline.schema)
 
     body = _body_field()
 

@@ -21,9 +21,9 @@ from apps.comments import rules
 from apps.comments.markup import comment_body_render
 from apps.comments.models import Comment
 from apps.comments.selectors import TARGET_FIELD, target_type_of
-from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
-from apps.core.moderation import viewer_sees_hidden
-from apps.core.services import model_update
+from apps.core.domain.exceptions import NotFound, PermissionDenied, RuleViolation
+from apps.core.domain.moderation import viewer_sees_hidden
+from apps.core.domain.services import model_update
 from apps.groups.counters import topic_count_add
 from apps.groups.models import GroupMember, GroupTopic
 from apps.makes.counters import make_count_add

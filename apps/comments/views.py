@@ -9,7 +9,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
 from apps.accounts.serializers import OkSerializer
 from apps.comments import rules, selectors, services
@@ -20,9 +20,9 @@ from apps.comments.serializers import (
     TargetCommentCreateInput,
     ThreadedCommentsSerializer,
 )
-from apps.core.api import ok, paginated_response, parse_input, parse_patch
-from apps.core.exceptions import ValidationFailed
-from apps.core.schema import THING_PARAM
+from apps.core.pipeline.api import ok, paginated_response, parse_input, parse_patch
+from apps.core.domain.exceptions import ValidationFailed
+from apps.core.pipeline.schema import THING_PARAM
 
 COMMENT_PARAM = OpenApiParameter("comment_id", int, OpenApiParameter.PATH, description="A comment id.")
 COPY_PARAM = OpenApiParameter("copy_id", int, OpenApiParameter.PATH, description="A copy (make) id.")

@@ -8,7 +8,7 @@ class CoreConfig(AppConfig):
     def ready(self):
         from django.urls import register_converter
 
-        from . import cors  # noqa: F401  (connects the CORS origin check)
-        from .routing import FormEncodedSegmentConverter
+        from apps.core.pipeline import cors  # noqa: F401  (connects the CORS origin check)
+        from apps.core.pipeline.routing import FormEncodedSegmentConverter
 
         register_converter(FormEncodedSegmentConverter, "term")

@@ -1,6 +1,6 @@
 """The pending-task outbox: Celery messages that must not be lost when the broker is down.
 
-A row is written in the same transaction as the change that needs the task (apps/core/enqueue.py), so it
+A row is written in the same transaction as the change that needs the task (apps/core/broker/enqueue.py), so it
 exists exactly when that change committed. On commit the message is published and the row deleted; when
 the broker did not answer, the row stays and `pending_tasks_redrive` (beat, every few seconds) publishes
 it as soon as the broker answers again. A row is also how a task is delayed longer than the broker may

@@ -1,7 +1,7 @@
 """Celery entry points of the ground floor (autodiscovered)."""
 from celery import shared_task
 
-from apps.core import enqueue
+from apps.core.broker import enqueue
 
 
 @shared_task(ignore_result=True)

@@ -12,8 +12,9 @@ from django.urls import path, reverse
 from oauth2_provider import admin as dot_admin
 from oauth2_provider.models import get_application_model
 
-from apps.core import dashboard, versions
-from apps.core.exceptions import ValidationFailed
+from apps.core.adminkit import dashboard
+from apps.core.pipeline import versions
+from apps.core.domain.exceptions import ValidationFailed
 from apps.developers import services as developer_services
 
 Application = get_application_model()
@@ -252,7 +253,7 @@ class ApplicationAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/oauth/application/reject_reason.html", context)
 
 
-# --- the moderation dashboard's panel (apps/core/dashboard.py) ---------------------------------------------
+# --- the moderation dashboard's panel (apps/core/adminkit/dashboard.py) ---------------------------------------------
 
 
 def _apps_awaiting_review() -> list[dashboard.Row]:

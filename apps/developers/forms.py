@@ -2,7 +2,7 @@
 from django import forms
 from oauth2_provider.models import get_application_model
 
-from apps.core import versions
+from apps.core.pipeline import versions
 from apps.developers import rules
 from apps.webhooks import catalog as webhook_catalog
 

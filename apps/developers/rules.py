@@ -4,7 +4,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from oauth2_provider.models import get_application_model
 
-from apps.core import netcheck
+from apps.core.security import netcheck
 
 Application = get_application_model()
 

@@ -2,7 +2,7 @@
 from django.db.models import Count, QuerySet
 from oauth2_provider.models import AbstractApplication, get_access_token_model, get_application_model
 
-from apps.core.exceptions import NotFound
+from apps.core.domain.exceptions import NotFound
 from apps.developers.rules import READONLY_TOKEN_SCOPE
 from apps.oauth import selectors as oauth_selectors
 

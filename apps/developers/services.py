@@ -14,8 +14,8 @@ from django.utils import timezone
 from oauth2_provider.generators import generate_client_secret
 from oauth2_provider.models import AbstractApplication, get_access_token_model, get_application_model
 
-from apps.core import versions
-from apps.core.exceptions import RuleViolation, ValidationFailed
+from apps.core.pipeline import versions
+from apps.core.domain.exceptions import RuleViolation, ValidationFailed
 from apps.developers import rules
 from apps.developers.models import ReviewRequest
 from apps.oauth.models import new_webhook_secret

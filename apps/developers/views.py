@@ -11,9 +11,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views import View
 
-from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
-from apps.core.sealing import seal, unseal
-from apps.core.site import no_store
+from apps.core.domain.exceptions import NotFound, RuleViolation, ValidationFailed
+from apps.core.security.sealing import seal, unseal
+from apps.core.site.pages import no_store
 from apps.developers import rules, selectors, services
 from apps.developers.forms import (
     ApplicationEditForm,
@@ -26,7 +26,7 @@ from apps.webhooks import selectors as webhook_selectors
 from apps.webhooks import services as webhook_services
 
 # Between the POST that made a client secret or read-only token and the one page that shows it, the
-# session holds it sealed (docs/security.md, issue 22 finding 8; apps.core.sealing: encrypted under a key
+# session holds it sealed (docs/security.md, issue 22 finding 8; apps.core.security.sealing: encrypted under a key
 # derived from SECRET_KEY), readable for ONE_TIME_SECONDS, then removed by the page that shows it. The
 # session table (kept two weeks) never holds a usable credential.
 ONE_TIME_SECRET_SESSION_KEY = "developers:one_time_client_secret"

@@ -5,7 +5,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views import View
 
-from apps.core.exceptions import ValidationFailed
+from apps.core.domain.exceptions import ValidationFailed
 from apps.developers.forms import WebhookEventsForm
 from apps.developers.views import OwnedApplicationMixin
 from apps.webhooks import services as webhook_services

@@ -2,7 +2,7 @@
 from django.contrib import admin
 from django.urls import reverse
 
-from apps.core.moderation import HideWithReasonAdminMixin
+from apps.core.domain.moderation import HideWithReasonAdminMixin
 from apps.groups.models import Group, GroupMember, GroupThing, GroupTopic
 
 

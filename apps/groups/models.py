@@ -3,7 +3,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 
-from apps.core.moderation import Moderated
+from apps.core.domain.moderation import Moderated
 
 NAME_MAX_LENGTH = 100
 SLUG_MAX_LENGTH = 100

@@ -9,9 +9,9 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.core.exceptions import DomainError, NotFound
-from apps.core.sections import page_sections
-from apps.core.site import LimitedCharField, done, login_required_page, paginate, refused
+from apps.core.domain.exceptions import DomainError, NotFound
+from apps.core.site.sections import page_sections
+from apps.core.site.pages import LimitedCharField, done, login_required_page, paginate, refused
 from apps.groups import rules, selectors, services
 from apps.groups.models import TOPIC_BODY_MAX_LENGTH, TOPIC_NAME_MAX_LENGTH
 from apps.uploads.links import store_url

@@ -9,9 +9,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Greatest
 
-from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
-from apps.core.moderation import visible_q
-from apps.core.lookups import id_or_404, viewer_id
+from apps.core.domain.exceptions import NotFound, PermissionDenied, RuleViolation
+from apps.core.domain.moderation import visible_q
+from apps.core.pipeline.lookups import id_or_404, viewer_id
 from apps.groups import rules
 from apps.groups.models import Group, GroupFollow, GroupMember, GroupThing, GroupTopic
 from apps.things.selectors import thing_list_visible, thing_visible_q

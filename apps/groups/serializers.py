@@ -6,14 +6,14 @@ from rest_framework import serializers
 
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
-from apps.core import wire
-from apps.core.api import api_url, site_url
+from apps.core.pipeline import wire
+from apps.core.pipeline.api import api_url, site_url
 from apps.groups.models import (
     DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, RANK_MAX, SLUG_MAX_LENGTH, TOPIC_BODY_MAX_LENGTH,
     TOPIC_NAME_MAX_LENGTH,
 )
 from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
-from apps.core.fields import StrictCharField
+from apps.core.pipeline.fields import StrictCharField
 
 # ASCII message: it is repeated in the X-Error header (docs/decisions.md: Errors).
 SLUG_VALIDATOR = RegexValidator(r"^[-a-zA-Z0-9_]+\Z", "Use only letters, digits, hyphens and underscores.")
@@ -153,7 +153,7 @@ class GroupThingsQuery(serializers.Serializer):
 
 class _IntegerOnlyField(serializers.IntegerField):
     """An integer and only an integer: DRF would take "2" or 2.0 (spec §2: integer 0 to 3). Refused in
-    the field itself, so the OpenAPI document (apps.core.schema) offers no text spelling either."""
+    the field itself, so the OpenAPI document (apps.core.pipeline.schema) offers no text spelling either."""
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, int):

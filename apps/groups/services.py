@@ -4,8 +4,8 @@ featured ranks lock the group row first, so concurrent requests run one at a tim
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation, ValidationFailed
-from apps.core.services import model_update
+from apps.core.domain.exceptions import NotFound, PermissionDenied, RuleViolation, ValidationFailed
+from apps.core.domain.services import model_update
 from apps.groups import rules
 from apps.groups.models import Group, GroupFollow, GroupMember, GroupThing, GroupTopic
 from apps.uploads import rules as upload_rules

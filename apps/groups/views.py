@@ -6,13 +6,13 @@ selectors.group_get / _get_as_member / _get_editable, so 404/403 live in one pla
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
-from apps.core import versions
-from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
-from apps.core.lookups import id_or_404
-from apps.core.schema import THING_PARAM
+from apps.core.pipeline import versions
+from apps.core.pipeline.api import ok, paginated_response, parse_input, parse_patch, validated
+from apps.core.pipeline.lookups import id_or_404
+from apps.core.pipeline.schema import THING_PARAM
 from apps.groups import selectors, services
 from apps.groups.serializers import (
     GroupCreateInput,
@@ -26,7 +26,7 @@ from apps.groups.serializers import (
     GroupUpdateInput,
 )
 from apps.things.selectors import thing_get_for_viewer
-from apps.core.fields import StrictCharField
+from apps.core.pipeline.fields import StrictCharField
 from apps.things.serializers import ThingShortSerializer
 from apps.uploads.models import Upload
 from apps.uploads.flow.serializers import ImageUploadStartInput, UploadDescriptorSerializer

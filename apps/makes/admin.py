@@ -3,7 +3,7 @@ so the Thing's make_count stays the number of its visible makes (STYLE.md)."""
 from django.contrib import admin
 from django.urls import reverse
 
-from apps.core.moderation import HideWithReasonAdminMixin
+from apps.core.domain.moderation import HideWithReasonAdminMixin
 from apps.makes import services
 from apps.makes.models import Make
 

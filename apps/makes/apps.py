@@ -39,7 +39,7 @@ class MakesConfig(AppConfig):
             )
         )
 
-        # The Thing page's makes and the profile's makes (apps.core.sections, apps.accounts.profiles).
+        # The Thing page's makes and the profile's makes (apps.core.site.sections, apps.accounts.profiles).
         from apps.makes import pages
 
         pages.register()

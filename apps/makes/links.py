@@ -1,5 +1,5 @@
 """Absolute URLs of a copy (make) as the API shows them: one place for every serializer and page."""
-from apps.core.api import api_url, site_url
+from apps.core.pipeline.api import api_url, site_url
 from apps.uploads import links as upload_links
 
 

@@ -2,7 +2,7 @@
 from django.conf import settings
 from django.db import models
 
-from apps.core.moderation import Moderated
+from apps.core.domain.moderation import Moderated
 
 DESCRIPTION_MAX_LENGTH = 10000
 

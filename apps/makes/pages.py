@@ -14,9 +14,9 @@ from django.views.decorators.http import require_POST
 
 from apps.accounts.links import user_public_url
 from apps.accounts.profiles import ProfileTab, profile_tab_register
-from apps.core.exceptions import DomainError, NotAuthenticated, NotFound, PermissionDenied
-from apps.core.sections import PageSection, page_section_register, page_sections
-from apps.core.site import LimitedCharField, done, json_body, login_required_page, refused
+from apps.core.domain.exceptions import DomainError, NotAuthenticated, NotFound, PermissionDenied
+from apps.core.site.sections import PageSection, page_section_register, page_sections
+from apps.core.site.pages import LimitedCharField, done, json_body, login_required_page, refused
 from apps.makes import links, rules, selectors, services
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
 from apps.things.links import thing_public_url

@@ -2,7 +2,7 @@
 
 Visibility (one place, `_visible`): a make is shown when it is not hidden by a moderator and its Thing
 is one the caller may see (published or their own, and not hidden); staff see hidden items too
-(apps.core.moderation). A make the caller may not see is 404, like a missing one: a make never reveals
+(apps.core.domain.moderation). A make the caller may not see is 404, like a missing one: a make never reveals
 someone else's draft. Lists of a Thing's makes first apply the Thing's own 401/403/404 matrix
 (apps.things.selectors.thing_get_for_viewer).
 """
@@ -19,9 +19,9 @@ from django.db.models import (
     When,
 )
 
-from apps.core.exceptions import NotFound, PermissionDenied
-from apps.core.moderation import viewer_sees_hidden, visible_q
-from apps.core.lookups import id_or_404, viewer_id
+from apps.core.domain.exceptions import NotFound, PermissionDenied
+from apps.core.domain.moderation import viewer_sees_hidden, visible_q
+from apps.core.pipeline.lookups import id_or_404, viewer_id
 from apps.makes import rules
 from apps.makes.models import Make, MakeLike
 from apps.search.selectors import SORT_NEWEST, search_words

@@ -5,9 +5,9 @@ from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.makes import links
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
-from apps.core import wire
-from apps.core.fields import StrictCharField
-from apps.core.markup import document_render
+from apps.core.pipeline import wire
+from apps.core.pipeline.fields import StrictCharField
+from apps.core.domain.markup import document_render
 from apps.things.serializers import ThingShortSerializer
 from apps.uploads.files.serializers import ImageSerializer
 
@@ -56,7 +56,7 @@ class MakeSerializer(serializers.Serializer):
             "images_url": links.make_api_url(make.pk, "images"),
         }, make, self)
 
-    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+    # --- what wire versions other than `spec` compute (apps.core.pipeline.wire: Provide) -------------------------
 
     def wire_description_html(self, make) -> str:
         return document_render(make.description)

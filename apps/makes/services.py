@@ -13,8 +13,8 @@ from django.db import transaction
 from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remove, counted_likes_release_for_user
 from apps.activity.models import Event
 from apps.activity.services import event_record
-from apps.core.exceptions import NotFound, RuleViolation
-from apps.core.services import model_update
+from apps.core.domain.exceptions import NotFound, RuleViolation
+from apps.core.domain.services import model_update
 from apps.accounts.links import iso8601
 from apps.makes import counters, rules
 from apps.notifications import services as notification_services

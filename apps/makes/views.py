@@ -7,13 +7,13 @@ the Thing's own matrix first.
 """
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
-from apps.core import versions
-from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
-from apps.core.schema import THING_PARAM, USERNAME_PARAM
+from apps.core.pipeline import versions
+from apps.core.pipeline.api import ok, paginated_response, parse_input, parse_patch, validated
+from apps.core.pipeline.schema import THING_PARAM, USERNAME_PARAM
 from apps.makes import selectors, services
 from apps.makes.serializers import MakeSerializer, MakeUpdateInput, MakeWithImagesSerializer
 from apps.things.selectors import thing_get_for_viewer

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from apps.core.admin import ReadOnlyAdmin
+from apps.core.adminkit.readonly import ReadOnlyAdmin
 from apps.notifications.models import Notification
 
 

@@ -6,8 +6,8 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_POST
 
-from apps.core.exceptions import NotFound
-from apps.core.site import done, login_required_page, paginate
+from apps.core.domain.exceptions import NotFound
+from apps.core.site.pages import done, login_required_page, paginate
 from apps.notifications import rules, selectors, services
 
 LIST_URL = "/notifications"

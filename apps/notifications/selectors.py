@@ -4,8 +4,8 @@ from datetime import timedelta
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from apps.core.exceptions import NotFound
-from apps.core.lookups import id_or_404
+from apps.core.domain.exceptions import NotFound
+from apps.core.pipeline.lookups import id_or_404
 from apps.notifications import rules
 from apps.notifications.models import Notification
 

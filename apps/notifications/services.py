@@ -21,8 +21,8 @@ from django.db.models.functions import Greatest
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from apps.core.api import site_url
-from apps.core.enqueue import task_enqueue_on_commit
+from apps.core.pipeline.api import site_url
+from apps.core.broker.enqueue import task_enqueue_on_commit
 from apps.notifications import rules, selectors
 from apps.notifications.models import Notification
 

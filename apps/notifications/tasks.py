@@ -4,7 +4,7 @@ import smtplib
 
 from celery import shared_task
 
-from apps.core.enqueue import retry_policy
+from apps.core.broker.enqueue import retry_policy
 from apps.notifications import services
 
 

@@ -20,7 +20,7 @@ from oauth2_provider.models import (
     get_refresh_token_model,
 )
 
-from apps.core.admin import ReadOnlyAdmin
+from apps.core.adminkit.readonly import ReadOnlyAdmin
 from apps.oauth.models import AppAuthorization
 
 Application = get_application_model()

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import PermissionDenied
 
-from apps.core.throttle import client_address
+from apps.core.security.throttle import client_address
 from apps.oauth import selectors, services
 
 

@@ -2,7 +2,7 @@
 
 No token: anonymous (the permission check answers 401). An unknown, expired or revoked token, or a
 suspended user's: 401. A known token also keeps the user's `last_active` fresh. The rate limit is counted
-after authentication by the base API view (apps.core.views.ApiView), not here.
+after authentication by the base API view (apps.core.pipeline.views.ApiView), not here.
 """
 import logging
 from datetime import timedelta
@@ -12,7 +12,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.exceptions import AuthenticationFailed
 
-from apps.core.authentication import BearerAuthentication, token_from_request
+from apps.core.pipeline.authentication import BearerAuthentication, token_from_request
 from apps.oauth import fastpath
 from apps.oauth.selectors import access_token_get_active, token_cache_drop
 from apps.oauth.usage import access_token_use_note

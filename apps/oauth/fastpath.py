@@ -1,7 +1,7 @@
 """The authentication's cache lookup: the token's row, the rate-limit count and the view's entries in one
 Redis round trip (issues 17, 24).
 
-This is no longer a path beside DRF (issue 24): every API request goes through apps.core.views.ApiView,
+This is no longer a path beside DRF (issue 24): every API request goes through apps.core.pipeline.views.ApiView,
 and its authentication (apps.oauth.authentication) calls `prefetch` for a GET. A GET needs, besides the
 entries a view may be answered from (ApiView.cache_keys: a Thing's body, a kept page), the caller's
 token row and one count against the rate limit. Read one after the other they are three round trips;
@@ -27,7 +27,7 @@ from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
-from apps.core.ratelimit import RATE_LIMIT_COUNTED_ATTRIBUTE, RateLimitState, rate_limit_key, rate_limit_window
+from apps.core.pipeline.ratelimit import RATE_LIMIT_COUNTED_ATTRIBUTE, RateLimitState, rate_limit_key, rate_limit_window
 from apps.oauth.selectors import token_cache_key, token_checksum, token_owner_memo
 
 log = logging.getLogger(__name__)

@@ -2,7 +2,7 @@
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
-from apps.core.throttle import client_address
+from apps.core.security.throttle import client_address
 from apps.oauth import rules, selectors
 
 

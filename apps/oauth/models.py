@@ -6,7 +6,7 @@ from django.db import models
 from django.urls import reverse
 from oauth2_provider.models import AbstractApplication
 
-from apps.core import versions
+from apps.core.pipeline import versions
 from apps.oauth.device.models import DeviceGrant  # noqa: F401  (device sign-in's model, in its own module)
 
 

@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth.hashers import identify_hasher
 
-from apps.core.throttle import FailureLimit, wait_message
+from apps.core.security.throttle import FailureLimit, wait_message
 from apps.oauth.device import rules as device_rules
 
 # DOT's grant type names (AbstractApplication.GRANT_*), spelled out so this module imports no models.

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from oauth2_provider.models import get_access_token_model, get_application_model
 
-from apps.core import throttle
+from apps.core.security import throttle
 from apps.oauth import rules
 from apps.oauth.models import AppAuthorization
 

@@ -12,8 +12,8 @@ from oauth2_provider.models import (
     revoke_access_token,
 )
 
-from apps.core import throttle
-from apps.core.exceptions import PermissionDenied
+from apps.core.security import throttle
+from apps.core.domain.exceptions import PermissionDenied
 from apps.oauth import rules
 from apps.oauth.models import AppAuthorization, AuthorizationCodeUse
 

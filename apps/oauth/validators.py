@@ -8,7 +8,7 @@ from oauth2_provider.models import AbstractApplication, get_grant_model
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
-from apps.core.throttle import client_address
+from apps.core.security.throttle import client_address
 from apps.oauth import rules, selectors, services
 from apps.oauth.device.validators import DeviceCodeValidatorMixin
 from apps.oauth.usage import application_use_note

@@ -23,9 +23,9 @@ from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.views import AuthorizationView, RevokeTokenView, TokenView
 from oauth2_provider.views.mixins import OAuthLibMixin
 
-from apps.core.api import auth_url
-from apps.core.site import SafeNextMixin
-from apps.core.views import json_error
+from apps.core.pipeline.api import auth_url
+from apps.core.site.pages import SafeNextMixin
+from apps.core.pipeline.views import json_error
 from apps.oauth import rules, selectors, services
 from apps.oauth.backends import MalformedBody, request_params
 from apps.oauth.forms import ThrottledAuthenticationForm
@@ -359,4 +359,4 @@ class LoginView(SafeNextMixin, auth_views.LoginView):
 
 
 class LogoutView(SafeNextMixin, auth_views.LogoutView):
-    """POST /logout/: Django's, with `next` read as every page reads it (apps.core.site.next_path)."""
+    """POST /logout/: Django's, with `next` read as every page reads it (apps.core.site.pages.next_path)."""

@@ -1,7 +1,7 @@
 """Order admin: read-only records; every state change is an action that calls a service (STYLE.md)."""
 from django.contrib import admin, messages
 
-from apps.core.exceptions import DomainError
+from apps.core.domain.exceptions import DomainError
 from apps.orders import services
 from apps.orders.models import Order
 

@@ -4,7 +4,7 @@ from decimal import Decimal, InvalidOperation
 
 from django import forms
 
-from apps.core.api import MAX_ID
+from apps.core.pipeline.api import MAX_ID
 from apps.orders import rules
 
 

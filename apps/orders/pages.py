@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_http_methods, require_POST
 
-from apps.core.exceptions import DomainError, NotFound
+from apps.core.domain.exceptions import DomainError, NotFound
 from apps.orders import rules, selectors, services
 from apps.orders.forms import AddressForm, CheckoutParamsForm, RefundRequestForm
 

@@ -2,8 +2,8 @@
 from django.db.models import QuerySet
 from oauth2_provider.models import get_application_model
 
-from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
-from apps.core.lookups import id_or_404
+from apps.core.domain.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from apps.core.pipeline.lookups import id_or_404
 from apps.oauth.selectors import authorization_get_for_user
 from apps.orders import rules
 from apps.orders.models import Order

@@ -1,7 +1,7 @@
 """Order output (spec §2, via wire.order_wire_dict) and the PATCH input (docs/decisions.md: Orders)."""
 from rest_framework import serializers
 
-from apps.core.fields import StrictBooleanField, StrictCharField
+from apps.core.pipeline.fields import StrictBooleanField, StrictCharField
 from apps.orders import rules
 from apps.orders.wire import order_wire_dict
 

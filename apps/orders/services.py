@@ -9,7 +9,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.exceptions import Conflict, RuleViolation, ValidationFailed
+from apps.core.domain.exceptions import Conflict, RuleViolation, ValidationFailed
 from apps.orders import payments, rules, selectors
 from apps.orders.models import Order
 from apps.orders.wire import order_wire_dict

@@ -2,10 +2,10 @@
 every other token gets 404 (spec §7), and only the app owner's token may PATCH (rules.py)."""
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
-from apps.core.api import paginated_response, parse_patch
-from apps.core.permissions import IsAppToken
+from apps.core.pipeline.api import paginated_response, parse_patch
+from apps.core.pipeline.permissions import IsAppToken
 from apps.orders import selectors, services
 from apps.orders.serializers import OrderSerializer, OrderUpdateInput
 

@@ -5,7 +5,7 @@ from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 from django.utils.html import format_html
 
-from apps.core.exceptions import DomainError
+from apps.core.domain.exceptions import DomainError
 from apps.reports import services
 from apps.reports.forms import ModeratorNoteForm
 from apps.reports.kinds import kind_get, target_get

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from apps.accounts.links import user_public_url
 from apps.accounts.models import User
-from apps.core.api import site_url
+from apps.core.pipeline.api import site_url
 from apps.comments import services as comment_services
 from apps.comments.models import Comment
 from apps.groups.models import GroupTopic

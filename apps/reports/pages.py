@@ -3,8 +3,8 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from apps.core.exceptions import DomainError, NotFound, RateLimited, ValidationFailed
-from apps.core.site import apply_errors, done, login_required_page
+from apps.core.domain.exceptions import DomainError, NotFound, RateLimited, ValidationFailed
+from apps.core.site.pages import apply_errors, done, login_required_page
 from apps.reports import services
 from apps.reports.forms import AppealForm, ReportForm
 from apps.reports.kinds import kind_get, target_get

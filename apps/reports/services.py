@@ -5,9 +5,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from apps.accounts import services as account_services
-from apps.core.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
-from apps.core.moderation import moderation_hide, moderation_unhide
-from apps.core.throttle import FailureLimit, failure_record, locked_for, wait_message
+from apps.core.domain.exceptions import NotFound, PermissionDenied, RateLimited, RuleViolation, ValidationFailed
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
+from apps.core.security.throttle import FailureLimit, failure_record, locked_for, wait_message
 from apps.notifications import services as notification_services
 from apps.reports import rules
 from apps.reports.kinds import KINDS, ReportKind, kind_get, target_get

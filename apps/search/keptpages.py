@@ -13,7 +13,7 @@ import hashlib
 
 from django.core.cache import cache
 
-from apps.core.pagination import page_params
+from apps.core.pipeline.pagination import page_params
 from apps.search import window
 from apps.search.selectors import search_term_clean
 from apps.things import bodies

@@ -7,9 +7,9 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from apps.core.exceptions import ValidationFailed
-from apps.core.licenses import THING_LICENSE_CHOICES
-from apps.core.site import paginate
+from apps.core.domain.exceptions import ValidationFailed
+from apps.core.domain.licenses import THING_LICENSE_CHOICES
+from apps.core.site.pages import paginate
 from apps.search import registry, selectors
 from apps.search.serializers import SearchQueryInput
 from apps.things.selectors import category_slug_choices

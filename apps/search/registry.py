@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from apps.accounts.serializers import UserSerializer
-from apps.core.exceptions import ValidationFailed
+from apps.core.domain.exceptions import ValidationFailed
 from apps.search import selectors
 from apps.things.serializers import ThingShortSerializer
 

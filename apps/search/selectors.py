@@ -18,9 +18,9 @@ from django.db.models.functions import Collate, Lower
 from psycopg import ClientCursor
 
 from apps.accounts.models import User
-from apps.core.api import MAX_ID, api_url
-from apps.core.exceptions import ValidationFailed
-from apps.core.moderation import viewer_sees_hidden
+from apps.core.pipeline.api import MAX_ID, api_url
+from apps.core.domain.exceptions import ValidationFailed
+from apps.core.domain.moderation import viewer_sees_hidden
 from apps.search.backend import SQLITE_FTS_TABLE, full_text_search_enabled
 from apps.search.models import SearchThing
 from apps.search.window import window_cache_seconds, window_get, window_key, window_set
@@ -332,7 +332,7 @@ class ThingResults:
         API) where current and public; the rest through `rows` (the visibility rule). Only for the
         public scope, whose page is the same for every caller."""
         self._cached_shorts = self._public_scope and bodycache.cache_seconds() > 0
-        self._wire_version = wire_version  # the shapes' wire version (apps.core.versions)
+        self._wire_version = wire_version  # the shapes' wire version (apps.core.pipeline.versions)
 
     def ids(self) -> list[int]:
         if self._ids is None:

@@ -7,7 +7,7 @@ from drf_spectacular.extensions import OpenApiSerializerExtension, OpenApiSerial
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
-from apps.core.licenses import THING_LICENSE_CHOICES
+from apps.core.domain.licenses import THING_LICENSE_CHOICES
 from apps.search.selectors import AUTOCOMPLETE_DEFAULT, THING_SORTS
 from apps.things.serializers import ThingShortSerializer
 
@@ -158,7 +158,7 @@ class AutocompleteItemSerializer(serializers.Serializer):
 class SearchAnswer(serializers.Serializer):
     """Documentation of a search answer (docs/decisions.md: Search shape): the spec's array of `item`, or,
     when the request names `type`, the modern `{"total", "hits"}` holding the same page. A paginated list
-    either way (apps.core.schema: `page`/`per_page`, the Link header, a `…_list` operationId)."""
+    either way (apps.core.pipeline.schema: `page`/`per_page`, the Link header, a `…_list` operationId)."""
 
     paginated_list = True
 

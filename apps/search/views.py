@@ -4,16 +4,16 @@ spec §7 "Search matches nothing → 404" holds for every one of them, autocompl
 """
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
 from rest_framework.response import Response
-from apps.core import versions, wire
-from apps.core.views import ApiView
+from apps.core.pipeline import versions, wire
+from apps.core.pipeline.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
-from apps.core.exceptions import NotFound, ValidationFailed
-from apps.core.api import paginated_response, validated
-from apps.core.schema import error
-from apps.core.moderation import viewer_sees_hidden
-from apps.core.pagination import link_header
-from apps.core.renderers import Rendered
+from apps.core.domain.exceptions import NotFound, ValidationFailed
+from apps.core.pipeline.api import paginated_response, validated
+from apps.core.pipeline.schema import error
+from apps.core.domain.moderation import viewer_sees_hidden
+from apps.core.pipeline.pagination import link_header
+from apps.core.pipeline.renderers import Rendered
 from apps.search import keptpages, registry, selectors
 from apps.search.serializers import (
     AutocompleteItemSerializer,
@@ -52,7 +52,7 @@ def _search_response(request, queryset, serializer_class, *, page_prepare=None, 
     `{"total", "hits"}` when the request names a `type` (docs/decisions.md: Search shape): modern clients
     send `type` and read that object, older ones never send it."""
     context = {"viewer": request.user, "application": getattr(request.auth, "application", None)}
-    # The `thingiverse` wire (apps.core.wire "Search"): always `{total, hits}`, and no match is an empty one.
+    # The `thingiverse` wire (apps.core.pipeline.wire "Search"): always `{total, hits}`, and no match is an empty one.
     live = wire.has(versions.of(request), "Search")
     return paginated_response(
         request, queryset, serializer_class, context=context, not_found_when_empty=not live,

@@ -15,7 +15,7 @@ Semantics (docs/decisions.md, "Search table and window cache"):
   cache's lifetime. The page's Things are always read from the Things table with the visibility rule,
   so a Thing deleted or hidden never shows, whatever a window says.
 - Staff callers (who see hidden Things) and per-user searches (library, a user's Things) are never
-  cached. A Redis outage makes every read miss (apps.core.cache.FailOpenRedisCache): searches then
+  cached. A Redis outage makes every read miss (apps.core.cache.failopen.FailOpenRedisCache): searches then
   compute their window, as with the cache off.
 """
 import hashlib

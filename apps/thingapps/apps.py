@@ -7,7 +7,7 @@ class ThingAppsConfig(AppConfig):
     verbose_name = "Thing apps"
 
     def ready(self):
-        # The Thing page's app list and SDK host (apps.core.sections).
+        # The Thing page's app list and SDK host (apps.core.site.sections).
         from apps.thingapps import pages
 
         pages.register_sections()

@@ -5,13 +5,13 @@ from typing import cast
 
 from django import forms
 
-from apps.core.api import MAX_ID
-from apps.core.licenses import THING_LICENSE_CHOICES, THING_LICENSES
+from apps.core.pipeline.api import MAX_ID
+from apps.core.domain.licenses import THING_LICENSE_CHOICES, THING_LICENSES
 from apps.thingapps import rules
 from apps.things import rules as thing_rules
 from apps.things.models import Category
 from apps.things.selectors import category_get_by_name, category_tree_order
-from apps.core.site import LimitedCharField
+from apps.core.site.pages import LimitedCharField
 
 TAGS_TEXT_MAX_LENGTH = 6000
 

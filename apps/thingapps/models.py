@@ -16,6 +16,6 @@ class HostToken(models.Model):
         settings.OAUTH2_PROVIDER_ACCESS_TOKEN_MODEL, on_delete=models.CASCADE, related_name="thing_app_host"
     )
     created = models.DateTimeField(auto_now_add=True)
-    # The token's value, sealed (apps.core.sealing; docs/security.md, issue 22 finding 6): the token row
+    # The token's value, sealed (apps.core.security.sealing; docs/security.md, issue 22 finding 6): the token row
     # keeps only its checksum, and the host hands the same token to every tab while it lives.
     sealed_token = models.TextField(blank=True, default="")

@@ -21,9 +21,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_http_methods, require_POST
 
-from apps.core.cors import origin_of
-from apps.core.exceptions import DomainError, NotFound
-from apps.core.views import json_error
+from apps.core.pipeline.cors import origin_of
+from apps.core.domain.exceptions import DomainError, NotFound
+from apps.core.pipeline.views import json_error
 from apps.oauth import rules as oauth_rules
 from apps.oauth import selectors as oauth_selectors
 from apps.oauth import services as oauth_services
@@ -334,7 +334,7 @@ def thing_apps_section(*, request, target, shared):
 
 
 def register_sections() -> None:
-    from apps.core.sections import PageSection, page_section_register
+    from apps.core.site.sections import PageSection, page_section_register
 
     page_section_register(
         PageSection("thing", "thing-apps", "main", "thingapps/host.html", thing_apps_section, order=35)

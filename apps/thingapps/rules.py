@@ -3,7 +3,7 @@ commands and the dialogs' parameters. No queries."""
 
 from datetime import timedelta
 
-from apps.core.cors import origin_of
+from apps.core.pipeline.cors import origin_of
 
 # spec §4.11: `echo` plus the four dialogs; `payment` and `address` open the orders checkout.
 ECHO = "echo"

@@ -10,9 +10,9 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
-from apps.core.api import MAX_ID
-from apps.core.exceptions import DomainError, NotFound
-from apps.core.moderation import visible_q
+from apps.core.pipeline.api import MAX_ID
+from apps.core.domain.exceptions import DomainError, NotFound
+from apps.core.domain.moderation import visible_q
 from apps.makes.models import Make
 from apps.oauth.models import AppAuthorization
 from apps.search.selectors import SearchParams, thing_search

@@ -7,8 +7,8 @@ from django.db import transaction
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model
 
-from apps.core.exceptions import PermissionDenied
-from apps.core.sealing import seal, unseal
+from apps.core.domain.exceptions import PermissionDenied
+from apps.core.security.sealing import seal, unseal
 from apps.oauth.models import AppAuthorization
 from apps.oauth.tokens import generate_token
 from apps.thingapps import rules, selectors

@@ -27,7 +27,7 @@ class ThingCollectionsConfig(AppConfig):
             )
         )
 
-        # The Thing page's "collect" action and the profile's collections (apps.core.sections,
+        # The Thing page's "collect" action and the profile's collections (apps.core.site.sections,
         # apps.accounts.profiles: those never import this app).
         from apps.thingcollections import pages
 

@@ -14,10 +14,10 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from apps.accounts.links import user_public_url
 from apps.accounts.profiles import ProfileTab, profile_tab_register
-from apps.core.exceptions import DomainError, NotFound, ValidationFailed
-from apps.core.site import LimitedCharField, PAGE_SIZE, done, login_required_page, refused
+from apps.core.domain.exceptions import DomainError, NotFound, ValidationFailed
+from apps.core.site.pages import LimitedCharField, PAGE_SIZE, done, login_required_page, refused
 from apps.things.links import thing_public_url
-from apps.core.sections import PageSection, page_section_register
+from apps.core.site.sections import PageSection, page_section_register
 from apps.thingcollections import rules, selectors, services
 from apps.thingcollections.models import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH
 

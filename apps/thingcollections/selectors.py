@@ -3,8 +3,8 @@ what the caller may see (published, or their own), in counts and thumbnails too.
 from django.db.models import Case, F, Func, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce, Lower
 
-from apps.core.exceptions import NotFound, PermissionDenied
-from apps.core.lookups import id_or_404
+from apps.core.domain.exceptions import NotFound, PermissionDenied
+from apps.core.pipeline.lookups import id_or_404
 from apps.things.models import Thing
 from apps.search.selectors import SORT_NEWEST, search_words
 from apps.things.selectors import thing_list_visible, thing_short_queryset, thing_visible_q

@@ -7,11 +7,11 @@ from rest_framework import serializers
 
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
-from apps.core import wire
-from apps.core.api import api_url, site_url
-from apps.core.markup import markdown_render
+from apps.core.pipeline import wire
+from apps.core.pipeline.api import api_url, site_url
+from apps.core.domain.markup import markdown_render
 from apps.things import links as thing_links
-from apps.core.fields import StrictCharField
+from apps.core.pipeline.fields import StrictCharField
 from apps.things.serializers import ThingShortSerializer
 from apps.thingcollections import rules
 from apps.thingcollections.models import DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, REASON_MAX_LENGTH

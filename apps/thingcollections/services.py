@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from apps.activity.models import Event
 from apps.activity.services import event_record, event_retract
-from apps.core.exceptions import NotFound, PermissionDenied
-from apps.core.services import model_update
+from apps.core.domain.exceptions import NotFound, PermissionDenied
+from apps.core.domain.services import model_update
 from apps.things.counters import thing_count_add
 from apps.thingcollections import rules
 from apps.thingcollections.models import Collection, CollectionThing

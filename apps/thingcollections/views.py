@@ -5,15 +5,15 @@ selectors.collection_get / _get_own / _get_editable, so 404/403 (and the app rul
 """
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
-from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
-from apps.core import versions, wire
-from apps.core.exceptions import NotFound, ValidationFailed
-from apps.core.pagination import LinkHeaderPagination, pagination_params_validate
-from apps.core.schema import THING_PARAM, USERNAME_PARAM
+from apps.core.pipeline.api import ok, paginated_response, parse_input, parse_patch, validated
+from apps.core.pipeline import versions, wire
+from apps.core.domain.exceptions import NotFound, ValidationFailed
+from apps.core.pipeline.pagination import LinkHeaderPagination, pagination_params_validate
+from apps.core.pipeline.schema import THING_PARAM, USERNAME_PARAM
 from apps.things.serializers import ThingShortSerializer
 from apps.thingcollections import selectors, services
 from apps.thingcollections.serializers import (
@@ -59,7 +59,7 @@ def _collections_response(
     paginator = LinkHeaderPagination()
     rows = paginator.paginate_queryset(collections, request, view=view)
     if not rows and empty_page_404_in_live_wire and wire.has(versions.of(request), "EmptyPage404"):
-        raise NotFound()  # the live service's answer to an empty page (apps.core.wire)
+        raise NotFound()  # the live service's answer to an empty page (apps.core.pipeline.wire)
     selectors.collection_attach_thumbnails(rows, viewer=request.user)
     data = CollectionSerializer(rows, many=True, context=_context(request)).data
     return paginator.get_paginated_response(data)

@@ -6,8 +6,8 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.urls import reverse
 
-from apps.core.exceptions import DomainError
-from apps.core.moderation import HideWithReasonAdminMixin
+from apps.core.domain.exceptions import DomainError
+from apps.core.domain.moderation import HideWithReasonAdminMixin
 from apps.things import selectors, services
 from apps.things.hooks import thing_reindex
 from apps.things.models import Category, Remix, Tag, Thing, ThingTag

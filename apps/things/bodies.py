@@ -4,11 +4,11 @@ import time
 
 from django.core.cache import cache
 
-from apps.core import versions as wire_versions
-from apps.core.lookups import id_or_404, viewer_id
-from apps.core.pagination import page_params
-from apps.core.renderers import Rendered, render
-from apps.core.views import etag_in  # noqa: F401  (the views' conditional checks name it here too)
+from apps.core.pipeline import versions as wire_versions
+from apps.core.pipeline.lookups import id_or_404, viewer_id
+from apps.core.pipeline.pagination import page_params
+from apps.core.pipeline.renderers import Rendered, render
+from apps.core.pipeline.views import etag_in  # noqa: F401  (the views' conditional checks name it here too)
 from apps.things import selectors
 from apps.things.bodycache import (
     PAGE_PREFIX,
@@ -40,9 +40,9 @@ def thing_detail(thing_id, *, viewer, request, cached_values) -> Rendered:
     viewer's own fields when the database says it is current (bodycache.thing_state), else (a miss, a
     Thing not everyone may see, the cache off) built by the serializer and kept for the next reader when
     everyone may see the Thing. `cached_values(keys)`: ApiView.cached_values. Both bodies are the one
-    renderer's bytes (apps.core.renderers); the caller's pipeline adds the same headers to either."""
+    renderer's bytes (apps.core.pipeline.renderers); the caller's pipeline adds the same headers to either."""
     uid = viewer_id(viewer)
-    # Each wire version's body under its own key (apps.core.versions.cache_suffix: none for `spec`).
+    # Each wire version's body under its own key (apps.core.pipeline.versions.cache_suffix: none for `spec`).
     suffix = wire_versions.cache_suffix(wire_versions.of(request))
     if cache_seconds():
         tid = id_or_404(thing_id)
@@ -154,7 +154,7 @@ def thing_short_list(
 # private, deleted or changed shows on the next read), for /popular/, whose order follows counters and
 # time, every Thing on it still at its version and public (bodycache.thing_versions), for at most
 # POPULAR_PAGE_SECONDS. The total behind `last` is the one the page was built with (the count cache's
-# own lag, apps.core.pagination).
+# own lag, apps.core.pipeline.pagination).
 
 POPULAR_PAGE_SECONDS = 60
 LIST_PAGES = {"newest": None, "featured": None, "popular": POPULAR_PAGE_SECONDS}  # name → max age (s)

@@ -33,7 +33,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import F
 
-from apps.core.lookups import viewer_id
+from apps.core.pipeline.lookups import viewer_id
 
 BODY_PREFIX = "thing-body:"  # thing-body:<id> → (version, public body, rendered public body)
 SHORT_PREFIX = "thing-short:"  # thing-short:<id> → (version, short form, built for a public Thing)

@@ -3,8 +3,8 @@ thing_update decide, with the same rules as POST /things/ and PATCH /things/{id}
 
 from django import forms
 
-from apps.core.licenses import THING_LICENSE_CHOICES, THING_LICENSES
-from apps.core.site import LimitedCharField
+from apps.core.domain.licenses import THING_LICENSE_CHOICES, THING_LICENSES
+from apps.core.site.pages import LimitedCharField
 from apps.things import rules
 from apps.things.printsettings import FIELDS as PRINT_FIELDS
 from apps.things.printsettings import PrintSettingsError, print_settings_merge, print_settings_parse

@@ -2,7 +2,7 @@
 
 Things sit below search and uploads and import neither: each registers what it adds from its
 AppConfig.ready(), and things calls whatever is registered. (What other apps add to the Thing's site page
-is registered with apps.core.sections.)
+is registered with apps.core.site.sections.)
 
 - The index (apps.search): keeps its copy of Things (the search vector and the search table's rows) in
   step with every write to them, counters included.

@@ -3,7 +3,7 @@ from functools import cache
 
 from django.templatetags.static import static
 
-from apps.core.api import api_url, site_url
+from apps.core.pipeline.api import api_url, site_url
 from apps.things.hooks import thing_images
 
 PLACEHOLDER_THUMBNAIL = "things/placeholder.png"

@@ -3,8 +3,8 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models.functions import Lower
 
-from apps.core.licenses import THING_LICENSE_CHOICES
-from apps.core.moderation import Moderated
+from apps.core.domain.licenses import THING_LICENSE_CHOICES
+from apps.core.domain.moderation import Moderated
 
 
 class Category(models.Model):

@@ -1,5 +1,5 @@
 """Pure predicates of Things (no queries beyond attributes already loaded)."""
-from apps.core.moderation import viewer_sees_hidden
+from apps.core.domain.moderation import viewer_sees_hidden
 from apps.things.normalize import tag_normalize
 
 THING_NAME_MAX_LENGTH = 255

@@ -6,10 +6,10 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 
-from apps.core.compiled import CompiledIds, CompiledQuery, StandInViewer
-from apps.core.exceptions import NotAuthenticated, NotFound, PermissionDenied
-from apps.core.moderation import viewer_sees_hidden, visible_q
-from apps.core.lookups import id_or_404, viewer_id
+from apps.core.db.compiled import CompiledIds, CompiledQuery, StandInViewer
+from apps.core.domain.exceptions import NotAuthenticated, NotFound, PermissionDenied
+from apps.core.domain.moderation import viewer_sees_hidden, visible_q
+from apps.core.pipeline.lookups import id_or_404, viewer_id
 from apps.things import rules
 from apps.things.hooks import thing_images
 from apps.things.models import Like, Remix, Tag, Thing, ThingTag, Watch
@@ -133,7 +133,7 @@ def _viewer_values(viewer) -> tuple:
 
 
 def _thing_statement(*, detail: bool, viewer) -> CompiledQuery:
-    """The Thing's own statement for this shape of request, compiled once per process (apps.core.compiled):
+    """The Thing's own statement for this shape of request, compiled once per process (apps.core.db.compiled):
     its id, and the viewer's for is_liked/is_watched, are bound per request."""
     anonymous = viewer_id(viewer) is None
     key = (detail, anonymous, viewer_sees_hidden(viewer))
@@ -301,7 +301,7 @@ def thing_list_newest(*, viewer) -> QuerySet:
 
 def thing_list_ids_compiled(name: str) -> CompiledIds | None:
     """The (id, version) statement of a public list for any viewer who is not staff, compiled once per process
-    (apps.core.compiled): /newest/ and /featured/, whose SQL carries no per-request value. None for
+    (apps.core.db.compiled): /newest/ and /featured/, whose SQL carries no per-request value. None for
     another list (/popular/ depends on the time)."""
     return _LIST_IDS.get(name)
 

@@ -5,17 +5,17 @@ from django.templatetags.static import static
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.core import versions, wire
-from apps.core.fields import StrictCharField
-from apps.core.markup import document_render
+from apps.core.pipeline import versions, wire
+from apps.core.pipeline.fields import StrictCharField
+from apps.core.domain.markup import document_render
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
-from apps.core.api import api_url, site_url
-from apps.core.fields import LicenseField
-from apps.core.licenses import THING_LICENSES, license_name
+from apps.core.pipeline.api import api_url, site_url
+from apps.core.pipeline.fields import LicenseField
+from apps.core.domain.licenses import THING_LICENSES, license_name
 from apps.things import links, rules, selectors
 from apps.things.printsettings import PrintSettingsError, print_settings_output, print_settings_parse
-from apps.core.api import MAX_ID
+from apps.core.pipeline.api import MAX_ID
 
 
 class ThingShortSerializer(serializers.Serializer):
@@ -193,7 +193,7 @@ class ThingSerializer(ThingShortSerializer):
     def get_root_comment_count(self, thing) -> int:
         return selectors.thing_root_comment_count(thing)
 
-    # --- what wire versions other than `spec` compute (apps.core.wire: Provide) -------------------------
+    # --- what wire versions other than `spec` compute (apps.core.pipeline.wire: Provide) -------------------------
 
     def wire_tags(self, thing) -> list[dict]:
         return list(TagSerializer(selectors.thing_tag_list(thing=thing), many=True, context=self.context).data)
@@ -297,7 +297,7 @@ class CategorySerializer(serializers.Serializer):
 
 
 class TagInputField(StrictCharField):
-    """A tag name; in a wire version whose Things show tags as objects (apps.core.wire "ThingInput"),
+    """A tag name; in a wire version whose Things show tags as objects (apps.core.pipeline.wire "ThingInput"),
     also such an object, read as its `name`."""
 
     def to_internal_value(self, data):

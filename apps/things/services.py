@@ -7,9 +7,9 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from apps.activity.likes import LikeTarget, counted_like_add, counted_like_remove, counted_likes_release_for_user
-from apps.core.exceptions import NotFound, PreconditionFailed, RuleViolation, ValidationFailed
-from apps.core.enqueue import task_enqueue_on_commit
-from apps.core.licenses import THING_LICENSES
+from apps.core.domain.exceptions import NotFound, PreconditionFailed, RuleViolation, ValidationFailed
+from apps.core.broker.enqueue import task_enqueue_on_commit
+from apps.core.domain.licenses import THING_LICENSES
 from apps.accounts.models import Follow
 from apps.notifications import services as notification_services
 from apps.things import counters, rules, selectors

@@ -1,7 +1,7 @@
 """Celery entry points of things: take ids, call one service."""
 from celery import shared_task
 
-from apps.core.enqueue import DATABASE_OUTAGE, retry_policy
+from apps.core.broker.enqueue import DATABASE_OUTAGE, retry_policy
 from apps.things import services
 
 

@@ -7,14 +7,14 @@ Every Thing is fetched through selectors.thing_get_for_viewer (or thing_get_own)
 """
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
-from apps.core.api import ok, paginated_response, parse_input, parse_patch
-from apps.core.exceptions import NotFound, PreconditionFailed
-from apps.core.lookups import viewer_id
-from apps.core.schema import THING_PARAM, USERNAME_PARAM
+from apps.core.pipeline.api import ok, paginated_response, parse_input, parse_patch
+from apps.core.domain.exceptions import NotFound, PreconditionFailed
+from apps.core.pipeline.lookups import viewer_id
+from apps.core.pipeline.schema import THING_PARAM, USERNAME_PARAM
 from apps.things import bodies, bodycache, selectors, services
 from apps.things.serializers import (
     CategorySerializer,

@@ -6,13 +6,13 @@ the category or tag when the path names one, then one COUNT and one SELECT.
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
-from apps.core.api import paginated_response
-from apps.core.moderation import viewer_sees_hidden
-from apps.core.pagination import LinkHeaderPagination, link_header
-from apps.core import versions
-from apps.core.renderers import Rendered
+from apps.core.pipeline.api import paginated_response
+from apps.core.domain.moderation import viewer_sees_hidden
+from apps.core.pipeline.pagination import LinkHeaderPagination, link_header
+from apps.core.pipeline import versions
+from apps.core.pipeline.renderers import Rendered
 from apps.things import bodies, bodycache, selectors
 from apps.things.serializers import CategorySerializer, TagSerializer, ThingShortSerializer
 
@@ -53,7 +53,7 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
         """([(id, version)], page number, pages): the versions the page's cached short forms and its kept
         page are validated by, read by the same statement as the ids."""
         if compiled is not None:
-            ids_source = compiled.bound()  # the statement compiled once (apps.core.compiled)
+            ids_source = compiled.bound()  # the statement compiled once (apps.core.db.compiled)
         else:
             with selectors.thing_ids_only():
                 ids_source = things().values_list("pk", "version")

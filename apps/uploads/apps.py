@@ -37,5 +37,5 @@ class UploadsConfig(AppConfig):
             )
         )
         # The Thing page's gallery, file list, "download all" and the edit page's file manager
-        # (apps.core.sections: things never imports this app's pages).
+        # (apps.core.site.sections: things never imports this app's pages).
         pages.register_sections()

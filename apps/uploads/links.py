@@ -17,7 +17,7 @@ from django.templatetags.static import static
 from django.utils.crypto import salted_hmac
 
 from apps.accounts.links import iso8601
-from apps.core.api import api_url, site_url
+from apps.core.pipeline.api import api_url, site_url
 from apps.uploads import store
 
 # Signed store URLs live this long: long enough to render a page and start a download, short enough

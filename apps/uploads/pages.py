@@ -1,6 +1,6 @@
 """Site pages of files and images (session login; the API has its own routes, token only).
 
-- The Thing page's sections (apps.core.sections): the gallery with its 3D previews, the file list with
+- The Thing page's sections (apps.core.site.sections): the gallery with its 3D previews, the file list with
   live processing states, "download all", and the edit page's file manager.
 - The upload flow of spec §4.10 for the browser: the page asks for the signed form (`…/uploads`), the
   browser posts the bytes straight to the object store (they never pass through Django), then asks the
@@ -19,10 +19,10 @@ from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST, require_safe
 
-from apps.core.exceptions import DomainError, NotFound
-from apps.core.site import done, json_body, login_required_page, refused, wants_json
+from apps.core.domain.exceptions import DomainError, NotFound
+from apps.core.site.pages import done, json_body, login_required_page, refused, wants_json
 from apps.things import rules as thing_rules
-from apps.core.sections import PageSection, page_section_register
+from apps.core.site.sections import PageSection, page_section_register
 from apps.things.selectors import thing_get_for_edit, thing_get_for_page
 from apps.uploads import links, slicers, store
 from apps.uploads.files import selectors, services

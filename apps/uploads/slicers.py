@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from django.core import signing
 
-from apps.core.api import site_url
+from apps.core.pipeline.api import site_url
 
 LINK_SECONDS = 24 * 3600  # the Thing page may sit open in a tab for a while before the click
 _SALT = "thingyard.uploads.slicer-link"

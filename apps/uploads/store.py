@@ -25,7 +25,7 @@ from botocore.exceptions import ConnectionError as StoreConnectionError
 from celery._state import get_current_task
 from django.conf import settings
 
-from apps.core.exceptions import ServiceUnavailable
+from apps.core.domain.exceptions import ServiceUnavailable
 
 DOWNLOAD_URL_SECONDS = 300
 # Transient store failures (network, throttling, 5xx): callers (tasks) retry these with backoff.
@@ -36,7 +36,7 @@ _NOT_FOUND_CODES = {"404", "NoSuchKey", "NotFound"}
 # docs/reliability.md, docs/security.md (issue 14, finding 5): inside a web request a store call waits a
 # few seconds at most and is tried once, so a hung store answers 503 long before gunicorn's 30 s worker
 # timeout (boto3's 30 s read timeout × 3 attempts stalled every worker). Celery tasks keep the patient
-# settings; their own retry policy (apps.core.enqueue.retry_policy) backs off between attempts.
+# settings; their own retry policy (apps.core.broker.enqueue.retry_policy) backs off between attempts.
 REQUEST_CONNECT_TIMEOUT_SECONDS = 2
 REQUEST_READ_TIMEOUT_SECONDS = 4
 TASK_CONNECT_TIMEOUT_SECONDS = 5
@@ -47,7 +47,7 @@ STORE_RETRY_AFTER_SECONDS = 30
 
 class StoreError(ServiceUnavailable):
     """The store failed in a way worth retrying later: a task retries it with backoff; in a request it is
-    a 503 with Retry-After and this message (apps.core.handlers), never a 500 or a hang."""
+    a 503 with Retry-After and this message (apps.core.pipeline.handlers), never a 500 or a hang."""
 
     error_type = "STORE_UNAVAILABLE"
     default_message = "The file store cannot be reached; try again shortly."

@@ -6,8 +6,8 @@ from django.urls import reverse
 from django.utils import timezone
 from oauth2_provider.models import get_application_model
 
-from apps.core import dashboard
-from apps.core.exceptions import RuleViolation
+from apps.core.adminkit import dashboard
+from apps.core.domain.exceptions import RuleViolation
 from apps.webhooks import services
 from apps.webhooks.models import Attempt, Delivery
 
@@ -80,7 +80,7 @@ class AttemptAdmin(admin.ModelAdmin):
         return False
 
 
-# --- the moderation dashboard's panel (apps/core/dashboard.py) ---------------------------------------------
+# --- the moderation dashboard's panel (apps/core/adminkit/dashboard.py) ---------------------------------------------
 
 FAILING_WINDOW = timedelta(days=7)
 

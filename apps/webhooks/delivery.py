@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import certifi
 import urllib3
 
-from apps.core import netcheck
+from apps.core.security import netcheck
 
 
 @dataclass

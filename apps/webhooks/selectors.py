@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from django.db.models import Prefetch
 from oauth2_provider.models import get_application_model
 
-from apps.core.exceptions import NotFound
+from apps.core.domain.exceptions import NotFound
 from apps.oauth.models import AppAuthorization
 from apps.webhooks import rules
 from apps.webhooks.models import Attempt, Delivery, EventSelection

@@ -21,8 +21,8 @@ from django.db.models import F
 from django.utils import timezone
 from oauth2_provider.models import get_application_model
 
-from apps.core.enqueue import task_enqueue
-from apps.core.exceptions import RuleViolation, ValidationFailed
+from apps.core.broker.enqueue import task_enqueue
+from apps.core.domain.exceptions import RuleViolation, ValidationFailed
 from apps.webhooks import delivery as http
 from apps.webhooks import catalog, rules, selectors, signing
 from apps.webhooks.models import Attempt, Delivery, EventSelection

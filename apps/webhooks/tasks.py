@@ -6,7 +6,7 @@ kept in the row. Celery retries only cover the database being briefly unreachabl
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from apps.core.enqueue import retry_policy
+from apps.core.broker.enqueue import retry_policy
 from apps.webhooks import services
 
 DB_RETRY = retry_policy(OperationalError, InterfaceError, backoff=5, backoff_max=60)

@@ -19,7 +19,7 @@ SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-insecure-change-me-" + "x
 # The key of client secrets' HMAC (apps.oauth.hashers); empty: derived from SECRET_KEY. Changing it (or,
 # when empty, SECRET_KEY) invalidates every stored client secret.
 CLIENT_SECRET_HMAC_KEY = env.str("CLIENT_SECRET_HMAC_KEY", default="")
-# Failed-credential throttling (apps.core.throttle) counts per address: behind a reverse proxy that
+# Failed-credential throttling (apps.core.security.throttle) counts per address: behind a reverse proxy that
 # appends the client's address to X-Forwarded-For, set this so the proxy's own address is not counted.
 THROTTLE_TRUST_X_FORWARDED_FOR = env.bool("THROTTLE_TRUST_X_FORWARDED_FOR", default=False)
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
@@ -123,12 +123,12 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
-    "apps.core.middleware.RejectNulMiddleware",
-    "apps.core.middleware.OptionalTrailingSlashMiddleware",
+    "apps.core.pipeline.middleware.RejectNulMiddleware",
+    "apps.core.pipeline.middleware.OptionalTrailingSlashMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Sessions, CSRF, authentication and messages, in that order; skipped for an API call with a token
     # and no session cookie (issue 17).
-    "apps.core.middleware.PageMiddleware",
+    "apps.core.pipeline.middleware.PageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -166,9 +166,9 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env.db_url_config(DATABASE_URL)} if DATABASE_URL else {}
-# PostgreSQL through Django's backend plus the recovery of a dead persistent connection (apps.core.dbbackend:
+# PostgreSQL through Django's backend plus the recovery of a dead persistent connection (apps.core.db.postgresql:
 # no `SELECT 1` health check per request, issue 17).
-POSTGRESQL_ENGINE = "apps.core.dbbackend"
+POSTGRESQL_ENGINE = "apps.core.db.postgresql"
 if DATABASES and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -205,16 +205,16 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "apps.core.staticfiles.NodeModulesFinder",
+    "apps.core.site.staticfiles.NodeModulesFinder",
 ]
 # Front-end libraries from the npm registry (package.json, package-lock.json; `npm ci` fills
-# node_modules): only these files are served, as /static/<prefix>/<name> (apps/core/staticfiles.py).
+# node_modules): only these files are served, as /static/<prefix>/<name> (apps/core/site/staticfiles.py).
 NODE_MODULES_DIR = BASE_DIR / "node_modules"
 NODE_STATIC_FILES = [
     ("vendor/three", "three/build", ["three.module.min.js", "three.core.min.js"]),
     ("vendor/three/addons/controls", "three/examples/jsm/controls", ["OrbitControls.js"]),
     # Swagger UI at /docs/; the two oauth2-redirect files are also served as /docs/oauth2-redirect.html
-    # (apps/core/views.py), the callback URL Swagger's "Authorize" sends users back to.
+    # (apps/core/pipeline/views.py), the callback URL Swagger's "Authorize" sends users back to.
     (
         "vendor/swagger-ui",
         "swagger-ui-dist",
@@ -251,7 +251,7 @@ AWS_S3_FILE_OVERWRITE = False
 EMAIL_CONFIG = env.email_url_config(EMAIL_URL)
 vars().update(EMAIL_CONFIG)
 
-# Fails open (apps/core/cache.py): a Redis outage costs queries, never requests; short socket timeouts
+# Fails open (apps/core/cache/failopen.py): a Redis outage costs queries, never requests; short socket timeouts
 # keep a hung Redis from holding them (docs/reliability.md).
 CACHE_REDIS_OPTIONS = {"socket_connect_timeout": 0.5, "socket_timeout": 1.0}
 
@@ -270,7 +270,7 @@ CACHE_KEY_PREFIX = env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(D
 CACHES = (
     {
         "default": {
-            "BACKEND": "apps.core.cache.FailOpenRedisCache",
+            "BACKEND": "apps.core.cache.failopen.FailOpenRedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": CACHE_REDIS_OPTIONS,
             "KEY_PREFIX": CACHE_KEY_PREFIX,
@@ -283,13 +283,13 @@ CACHES = (
 # --- Django REST framework -------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["apps.oauth.authentication.BearerTokenAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["apps.core.permissions.IsTokenUser"],
-    "DEFAULT_PARSER_CLASSES": ["apps.core.parsers.LenientJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["apps.core.renderers.ApiJSONRenderer"],
-    "DEFAULT_PAGINATION_CLASS": "apps.core.pagination.LinkHeaderPagination",
+    "DEFAULT_PERMISSION_CLASSES": ["apps.core.pipeline.permissions.IsTokenUser"],
+    "DEFAULT_PARSER_CLASSES": ["apps.core.pipeline.parsers.LenientJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["apps.core.pipeline.renderers.ApiJSONRenderer"],
+    "DEFAULT_PAGINATION_CLASS": "apps.core.pipeline.pagination.LinkHeaderPagination",
     "PAGE_SIZE": 30,
-    "EXCEPTION_HANDLER": "apps.core.handlers.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "apps.core.schema.ApiAutoSchema",
+    "EXCEPTION_HANDLER": "apps.core.pipeline.handlers.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "apps.core.pipeline.schema.ApiAutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "URL_FORMAT_OVERRIDE": None,
     "FORMAT_SUFFIX_KWARG": None,
@@ -313,7 +313,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Swagger UI from the npm package (NODE_STATIC_FILES); "Authorize" runs the authorization-code flow
-    # with PKCE against an app the developer registered (apps/core/views.py SwaggerUiView).
+    # with PKCE against an app the developer registered (apps/core/pipeline/views.py SwaggerUiView).
     "SWAGGER_UI_DIST": STATIC_URL + "vendor/swagger-ui",
     "SWAGGER_UI_FAVICON_HREF": STATIC_URL + "vendor/swagger-ui/favicon-32x32.png",
     # Swagger UI renders only the operations in view: `filter` finds one by tag without scrolling.
@@ -322,8 +322,8 @@ SPECTACULAR_SETTINGS = {
     # The OAuth flow's URLs are made absolute ({auth_url}) when the document is generated.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "apps.core.schema.oauth_flow_urls_absolute",
-        "apps.core.wire.schema_hook",  # the document of the wire version asked for
+        "apps.core.pipeline.schema.oauth_flow_urls_absolute",
+        "apps.core.pipeline.wire.schema_hook",  # the document of the wire version asked for
     ],
     "COMPONENT_SPLIT_REQUEST": True,
     "APPEND_COMPONENTS": {
@@ -407,7 +407,7 @@ OAUTH2_PROVIDER: dict[str, Any] = {
     "DEVICE_FLOW_INTERVAL": 5,
 }
 
-# --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.cors) -------
+# --- CORS (django-cors-headers); origins are checked against registered apps (apps.core.pipeline.cors) -------
 CORS_ALLOW_ALL_ORIGINS = False
 CORS_ALLOW_CREDENTIALS = False
 # Site pages never answer other origins; thing-apps/ is the SDK host's session endpoints (issue 7); the
@@ -430,7 +430,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # Redis redelivers a message a dead worker held after the visibility timeout (Celery's default is an
 # hour); the restore scan runs every 5 s. Longer than any task may run (processing's hard limit, 75 s) or
-# wait in a worker (countdowns are capped at 60 s: apps/core/enqueue.py), so a live worker's message is
+# wait in a worker (countdowns are capped at 60 s: apps/core/broker/enqueue.py), so a live worker's message is
 # not handed out twice. docs/reliability.md measures the recovery.
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     "visibility_timeout": 90,
@@ -439,7 +439,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
 }
 # A publish retries once at once (a pooled connection may be stale after a Redis restart), then fails
 # fast: a request never waits on a dead broker (Celery's default is ~0.6 s); pending-task rows and sweeps
-# recover the work (apps/core/enqueue.py, docs/reliability.md).
+# recover the work (apps/core/broker/enqueue.py, docs/reliability.md).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 1,
     "interval_start": 0,
@@ -501,8 +501,8 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    # Tokens, codes and client secrets never reach a log line (apps/core/redaction.py, RFC 9700 §4.3).
-    "filters": {"redact": {"()": "apps.core.redaction.RedactingFilter"}},
+    # Tokens, codes and client secrets never reach a log line (apps/core/security/redaction.py, RFC 9700 §4.3).
+    "filters": {"redact": {"()": "apps.core.security.redaction.RedactingFilter"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {

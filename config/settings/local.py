@@ -18,7 +18,7 @@ RUN_DIR.mkdir(parents=True, exist_ok=True)
 # serves them compressed (gzip, brotli) under hashed names with a year-long, immutable Cache-Control.
 # Before a collection (a test, `runserver` by hand) plain names, served by WhiteNoise from the finders.
 STATIC_ROOT = RUN_DIR / "static"
-STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "apps.core.staticfiles.CollectedOrFoundStaticFilesStorage"}}
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "apps.core.site.staticfiles.CollectedOrFoundStaticFilesStorage"}}
 WHITENOISE_USE_FINDERS = not (STATIC_ROOT / "staticfiles.json").exists()
 if not DATABASE_URL:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": RUN_DIR / "thingyard.sqlite3"}}
@@ -44,9 +44,9 @@ if CELERY_BROKER_URL == "memory://" and not REDIS_URL:
     # write is a SQLite transaction (a consumer takes a message under BEGIN IMMEDIATE), so concurrent
     # producers and the consumer never see half a message, as kombu's file broker did (JSONDecodeError).
     # `timeout` is SQLite's busy timeout: a writer waits for the other instead of failing. The transport
-    # is kombu's, safe for several processes' first use at once (apps/core/quickbroker.py); the URL is
+    # is kombu's, safe for several processes' first use at once (apps/core/broker/quickbroker.py); the URL is
     # SQLAlchemy's (kombu refuses an import path in a URL's scheme, so the transport is named apart).
-    CELERY_BROKER_TRANSPORT = "apps.core.quickbroker:Transport"
+    CELERY_BROKER_TRANSPORT = "apps.core.broker.quickbroker:Transport"
     CELERY_BROKER_URL = f"sqlite:///{RUN_DIR / 'broker.sqlite3'}"
     CELERY_BROKER_TRANSPORT_OPTIONS = {"connect_args": {"timeout": 30}}
 # Outgoing mail (password resets, address confirmations) as files under .run/mail/ unless EMAIL_URL names

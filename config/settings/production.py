@@ -32,12 +32,12 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 STORAGES = {
     "default": {"BACKEND": "storages.backends.s3.S3Storage"},
     # WhiteNoise's manifest storage: hashed names served with a year's `immutable` cache, gzip and Brotli.
-    "staticfiles": {"BACKEND": "apps.core.staticfiles.ProductionStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "apps.core.site.staticfiles.ProductionStaticFilesStorage"},
 }
 # Persistent connections: these are per-database keys (top-level names are never read by Django).
 DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
 # No `SELECT 1` before each request's first query (issue 17: 3.5 % of a detail request): the backend
-# (apps.core.dbbackend) replaces a connection the server dropped when its first statement finds it dead.
+# (apps.core.db.postgresql) replaces a connection the server dropped when its first statement finds it dead.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = False  # noqa: F405
 # An unreachable (not refusing) database host fails a request in seconds, as a 503, instead of hanging
 # the worker until gunicorn kills it; a `connect_timeout` in DATABASE_URL wins.

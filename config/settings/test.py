@@ -30,7 +30,7 @@ if _xdist_worker.startswith("gw") and os.environ.get("THINGYARD_XDIST_REDIS") !=
 REDIS_URL = _redis
 CACHES = {
     "default": {
-        "BACKEND": "apps.core.cache.FailOpenRedisCache",
+        "BACKEND": "apps.core.cache.failopen.FailOpenRedisCache",
         "LOCATION": _redis,
         "OPTIONS": CACHE_REDIS_OPTIONS,
         "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(DATABASES["default"]),

@@ -18,7 +18,7 @@ from apps.accounts.tests.factories import FollowFactory, MessageFactory, UserFac
 from apps.notifications.models import Notification
 from apps.activity.tests.factories import EventFactory
 from apps.comments.tests.factories import CommentFactory
-from apps.core.moderation import moderation_hide
+from apps.core.domain.moderation import moderation_hide
 from apps.groups.tests.factories import GroupTopicFactory
 from apps.makes.tests.factories import MakeFactory
 from apps.oauth.models import AppAuthorization

@@ -31,7 +31,7 @@ from rest_framework.views import APIView
 from apps.accounts import services as account_services
 from apps.accounts.tests.factories import MessageFactory, UserFactory
 from apps.comments.tests.factories import CommentFactory
-from apps.core.moderation import moderation_hide
+from apps.core.domain.moderation import moderation_hide
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 from apps.makes.tests.factories import MakeFactory
 from apps.notifications.services import notification_send

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.moderation import moderation_hide
+from apps.core.domain.moderation import moderation_hide
 from apps.developers import services as developer_services
 from apps.oauth.tests.factories import ApplicationFactory
 from apps.things.tests.factories import ThingFactory

@@ -1,7 +1,7 @@
 """docs/decisions.md, Requests (compat): round-trip PATCH. Clients GET an object, change one field and PATCH
 back every field they read. Read-only fields (ids, URLs, counts, timestamps, `creator`, nested objects)
 and sub-collections given as their URL string are ignored, `license` is accepted as the display name it
-was read as, and only a field that really changes is validated and written (apps.core.api.parse_patch).
+was read as, and only a field that really changes is validated and written (apps.core.pipeline.api.parse_patch).
 
 Each test below is the client's round trip, on the wire: GET, change one field, PATCH the whole body,
 then check that exactly that field changed.

@@ -2,7 +2,7 @@
 with the new object, the spec's "no body" operations 200 with an empty body; the only other success
 statuses are the download's redirect, the object store's 303 and package-url's 202.
 
-One policy in the API's response path (apps.core.statuses) makes it so; these pin it on the wire for
+One policy in the API's response path (apps.core.pipeline.statuses) makes it so; these pin it on the wire for
 every create and every "no body" delete, and make sure the tables below list all of them: a new POST
 or DELETE must be sorted into one of them.
 """

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
-from apps.core.handlers import error_body
+from apps.core.pipeline.handlers import error_body
 from tests.contract.spec_endpoints import (
     SPEC_ENDPOINTS,
     normalize,
@@ -85,7 +85,7 @@ def test_every_operation_documents_a_success_and_its_error_statuses(document):
         if missing:
             problems.append(f"{label}: no {sorted(missing)}")
         for code, response in responses.items():
-            # The spec's "no body" operations answer 200 with an empty body (apps.core.statuses).
+            # The spec's "no body" operations answer 200 with an empty body (apps.core.pipeline.statuses).
             if code.startswith("2") and "content" not in response and not _no_body(response):
                 problems.append(f"{label}: {code} has no body schema")
     assert problems == []

@@ -1,7 +1,7 @@
 """Settings of the fault stack's web process and worker: production's.
 
 Production settings as deployed (DEBUG off, persistent connections, a dropped one replaced by
-apps.core.dbbackend, the fail-open cache, the Redis rate limit, Celery through Redis with its 90 s visibility timeout, the 5 s pending-task
+apps.core.db.postgresql, the fail-open cache, the Redis rate limit, Celery through Redis with its 90 s visibility timeout, the 5 s pending-task
 redrive), with the environment pointing at the session's private PostgreSQL, Redis and store proxy
 (tests/faults/conftest.py); the recovery times the tests measure are production's. One difference:
 static files are not collected (the image build runs collectstatic for the manifest). A test may ask for

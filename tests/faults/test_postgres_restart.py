@@ -1,7 +1,7 @@
 """PostgreSQL restarted under a running web process: clean 503s during the outage, 200s right after.
 
 The web process is gunicorn with production's persistent connections (CONN_MAX_AGE 60, no per-request health
-checks: apps.core.dbbackend replaces a dropped connection); it is not restarted. Django raises OperationalError/InterfaceError while the server is gone,
+checks: apps.core.db.postgresql replaces a dropped connection); it is not restarted. Django raises OperationalError/InterfaceError while the server is gone,
 the token lookup included (it runs before any view); apps/core answers those with docs/decisions.md's body,
 type SERVICE_UNAVAILABLE, `Retry-After: 5`, never a 500 or an HTML page. Readiness (/readyz) says 503 too; liveness (/healthz) stays 200.
 """

@@ -2,8 +2,8 @@
 
 Redis holds three things for Thingyard: the rate-limit counters, the cache and the Celery broker.
 While it is down the limiter fails open (docs/decisions.md), the cache behaves as an empty one
-(apps/core/cache.py) and work that could not be queued waits in its pending-task row, which the
-redrive (beat, every 5 s) publishes as soon as Redis answers again (apps/core/enqueue.py). The
+(apps/core/cache/failopen.py) and work that could not be queued waits in its pending-task row, which the
+redrive (beat, every 5 s) publishes as soon as Redis answers again (apps/core/broker/enqueue.py). The
 X-RateLimit headers keep their place while nothing is counted: Limit, a Remaining equal to the limit
 and the current window's Reset (docs/decisions.md).
 """

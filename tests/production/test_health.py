@@ -51,7 +51,7 @@ def test_ready_when_everything_answers(client):
 @pytest.mark.django_db
 def test_not_ready_without_the_collected_manifest(client, tmp_path):
     """Production's storage with nothing collected: every page would answer 500, so readiness is 503."""
-    storages = {**settings.STORAGES, "staticfiles": {"BACKEND": "apps.core.staticfiles.ProductionStaticFilesStorage"}}
+    storages = {**settings.STORAGES, "staticfiles": {"BACKEND": "apps.core.site.staticfiles.ProductionStaticFilesStorage"}}
     with override_settings(STORAGES=storages, STATIC_ROOT=tmp_path):
         status, body = _ready(client)
     assert status == 503

@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import token_client
+from tests.support.api import token_client
 from apps.oauth.tests.factories import ApplicationFactory
 from tests.world import world_build
 

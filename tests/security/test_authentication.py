@@ -8,7 +8,7 @@ from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from apps.accounts import services
-from apps.core.testing import token_client
+from tests.support.api import token_client
 
 
 @pytest.fixture(scope="module")

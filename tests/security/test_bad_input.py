@@ -9,7 +9,7 @@ import json
 import pytest
 from django.test import Client
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.oauth.tests.factories import APP_SECRET, ApplicationFactory
 from apps.oauth.tests.flow import REVOKE, TOKEN, TOKENINFO
 

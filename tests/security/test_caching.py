@@ -1,6 +1,6 @@
 """No cache keeps an API answer (RFC 6750 §5.3; issue 14, finding 10; docs/security.md).
 
-Every answer of the API pipeline (apps.core.views.ApiView) says `Cache-Control: private, no-store` and
+Every answer of the API pipeline (apps.core.pipeline.views.ApiView) says `Cache-Control: private, no-store` and
 names `Authorization` in `Vary`, whether the token came in the header or the query string, on success
 and on error.
 """

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 
-from apps.core.testing import db_state, token_client
+from tests.support.api import db_state, token_client
 
 REFUSED = (403, 404)
 

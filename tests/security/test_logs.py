@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from apps.core.redaction import RedactingFilter, RedactingGunicornLogger, redact
+from apps.core.security.redaction import RedactingFilter, RedactingGunicornLogger, redact
 from apps.oauth.tests.factories import APP_SECRET
 from apps.oauth.tests.flow import (
     REVOKE,
@@ -129,7 +129,7 @@ def test_gunicorn_s_access_log_atoms_are_redacted():
 def test_the_repository_s_gunicorn_config_installs_the_redacting_logger():
     namespace: dict = {}
     exec(compile((ROOT / "gunicorn.conf.py").read_text(), "gunicorn.conf.py", "exec"), namespace)
-    assert namespace["logger_class"] == "apps.core.redaction.RedactingGunicornLogger"
+    assert namespace["logger_class"] == "apps.core.security.redaction.RedactingGunicornLogger"
 
 
 def test_a_real_gunicorn_access_log_never_shows_the_query_token(tmp_path):
@@ -188,7 +188,7 @@ def test_headers_and_environ_in_a_custom_access_log_format_are_redacted(tmp_path
 
 
 def test_every_way_into_the_lazy_atoms_is_redacted():
-    from apps.core.redaction import RedactedAtoms
+    from apps.core.security.redaction import RedactedAtoms
 
     atoms = RedactedAtoms(
         {"r": "GET /?token=SEKRET HTTP/1.1", "{authorization}i": "Bearer SEKRET", "s": "200"}

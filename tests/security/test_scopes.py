@@ -15,7 +15,7 @@ from django.utils import timezone
 from oauth2_provider.models import get_access_token_model
 from rest_framework.test import APIClient
 
-from apps.core.testing import bearer_client, db_state
+from tests.support.api import bearer_client, db_state
 from apps.oauth.tests.factories import ApplicationFactory
 from apps.oauth.tests.flow import consent, exchange_form, parse_form, redirect_params, token_params
 from apps.things.tests.factories import ThingFactory

@@ -13,7 +13,7 @@ from django.test import Client
 from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 from rest_framework.test import APIClient
 
-from apps.core.testing import token_client
+from tests.support.api import token_client
 from apps.oauth.selectors import token_cache_key
 from apps.oauth.tests.factories import ApplicationFactory
 from apps.oauth.tests.flow import REVOKE, TOKENINFO, exchange_form, get_code, parse_form, token_params

@@ -16,7 +16,7 @@ from django.test import override_settings
 
 from apps.uploads.models import Upload
 from apps.uploads.tests.file_factories import exists, put
-from apps.core.testing import token_client
+from tests.support.api import token_client
 
 
 def _start(client, thing, filename="part.stl"):

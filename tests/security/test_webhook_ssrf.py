@@ -11,7 +11,7 @@ import threading
 import pytest
 from django.test import Client
 
-from apps.core import netcheck
+from apps.core.security import netcheck
 from apps.developers.forms import ApplicationEditForm
 from apps.webhooks import delivery
 

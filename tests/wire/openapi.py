@@ -1,6 +1,6 @@
 """Each wire version's OpenAPI document, and answers checked against it (docs/decisions.md: Wire versions).
 
-The documents are the service's own (apps.core.wire.schema_hook on drf-spectacular's), generated as
+The documents are the service's own (apps.core.pipeline.wire.schema_hook on drf-spectacular's), generated as
 /openapi.json?version=<v> serves them. `assert_answer_matches` validates an answer's JSON body against
 the schema its operation documents for that status (OpenAPI 3.0's `nullable` read as JSON Schema's null
 type), as Schemathesis's response_schema_conformance does in `make fuzz` (tests/contract/fuzz.py).

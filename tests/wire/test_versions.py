@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from apps.developers import services as developer_services
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
-from apps.core.testing import bearer_client
+from tests.support.api import bearer_client
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +63,7 @@ def test_the_apps_version_applies_and_the_header_overrides_it(user, application,
 
 
 def test_an_unknown_version_is_refused_by_the_service(application):
-    from apps.core.exceptions import ValidationFailed
+    from apps.core.domain.exceptions import ValidationFailed
 
     with pytest.raises(ValidationFailed):
         developer_services.application_wire_version_set(application=application, version="v2")

@@ -9,7 +9,7 @@ from django.utils import timezone
 from apps.accounts import rules, services
 from apps.accounts.models import Message
 from apps.accounts.tests.factories import MessageFactory, UserFactory
-from apps.core.exceptions import RateLimited, ValidationFailed
+from apps.core.domain.exceptions import RateLimited, ValidationFailed
 
 pytestmark = pytest.mark.django_db
 

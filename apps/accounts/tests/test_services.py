@@ -11,7 +11,7 @@ from apps.accounts import services
 from apps.accounts.models import Follow, User
 from apps.activity.models import Event
 from apps.accounts.tests.factories import UserFactory
-from apps.core.exceptions import PermissionDenied, RuleViolation, ValidationFailed
+from apps.core.domain.exceptions import PermissionDenied, RuleViolation, ValidationFailed
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ from apps.accounts.tests.factories import UserFactory
 from apps.comments import rules, services
 from apps.comments.models import Comment
 from apps.comments.tests.factories import CommentFactory, join, make_of
-from apps.core.exceptions import NotFound, PermissionDenied, RuleViolation
-from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.core.domain.exceptions import NotFound, PermissionDenied, RuleViolation
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.groups.models import GroupTopic
 from apps.groups.tests.factories import GroupTopicFactory
 from apps.makes.models import Make

@@ -3,14 +3,14 @@
 from django import template
 from django.utils.safestring import mark_safe
 
-from apps.core import licenses, markup
+from apps.core.domain import licenses, markup
 
 register = template.Library()
 
 
 @register.filter
 def markdown(text):
-    """A long Markdown text (a description, instructions) as sanitised HTML (apps/core/markup.py)."""
+    """A long Markdown text (a description, instructions) as sanitised HTML (apps/core/domain/markup.py)."""
     return mark_safe(markup.document_render(text or ""))  # noqa: S308 (sanitised by nh3)
 
 

@@ -1,7 +1,7 @@
 """Fixtures of the API-conventions tests."""
 import pytest
 
-from apps.core.testing import bearer_client
+from tests.support.api import bearer_client
 from apps.oauth.tests.factories import AccessTokenFactory
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """CORS echoes only a registered application's origin (docs/decisions.md: JSON-P and CORS)."""
 import pytest
 
-from apps.core.cors import origin_of
+from apps.core.pipeline.cors import origin_of
 from apps.oauth.tests.factories import ApplicationFactory
 
 pytestmark = pytest.mark.urls("apps.core.tests.urls")

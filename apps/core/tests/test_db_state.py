@@ -1,9 +1,9 @@
-"""The access matrices' proof that a refused request changed nothing (apps.core.testing.db_state)."""
+"""The access matrices' proof that a refused request changed nothing (tests.support.api.db_state)."""
 import pytest
 from django.utils import timezone
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import db_state
+from tests.support.api import db_state
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

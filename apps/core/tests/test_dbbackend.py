@@ -1,18 +1,18 @@
-"""apps.core.dbbackend: a persistent connection the server dropped is replaced by the first statement of
+"""apps.core.db.postgresql: a persistent connection the server dropped is replaced by the first statement of
 the next request instead of a `SELECT 1` before every request (issue 17)."""
 import psycopg
 import pytest
 from django.db import OperationalError, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
-from apps.core.dbbackend.base import DatabaseWrapper
+from apps.core.db.postgresql.base import DatabaseWrapper
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _carried_over() -> bool:
     wrapper = connections["default"]
-    assert isinstance(wrapper, DatabaseWrapper)  # the test settings' ENGINE: apps.core.dbbackend
+    assert isinstance(wrapper, DatabaseWrapper)  # the test settings' ENGINE: apps.core.db.postgresql
     return wrapper.carried_over
 
 
@@ -39,7 +39,7 @@ def _select_one() -> int:
 
 
 def test_the_engine_is_the_recovering_backend_without_health_checks():
-    assert connection.settings_dict["ENGINE"] == "apps.core.dbbackend"
+    assert connection.settings_dict["ENGINE"] == "apps.core.db.postgresql"
 
 
 def test_a_dropped_connection_is_replaced_by_the_next_requests_first_statement():

@@ -1,4 +1,4 @@
-"""The pending-task outbox (apps/core/enqueue.py): work whose publish failed is published by the redrive
+"""The pending-task outbox (apps/core/broker/enqueue.py): work whose publish failed is published by the redrive
 as soon as the broker answers again; long delays wait as rows; nothing is published for a rollback.
 
 The broker is really unreachable where a test says so: the Celery app publishes (not eager) to a port
@@ -12,9 +12,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core import enqueue
+from apps.core.broker import enqueue
 from apps.core.models import PendingTask
-from apps.core.testing import UnreachableBroker
+from tests.support.api import UnreachableBroker
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-from apps.core.handlers import x_error_header
+from apps.core.pipeline.handlers import x_error_header
 
 
 def test_x_error_keeps_plain_reasons_as_they_are():

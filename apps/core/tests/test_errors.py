@@ -99,12 +99,12 @@ def test_unsupported_method_is_a_json_405_with_allow(api):
 
 @pytest.mark.parametrize("debug", [False, True])
 def test_crash_in_an_api_view_is_a_logged_json_500(api, caplog, debug):
-    with override_settings(DEBUG=debug), caplog.at_level(logging.ERROR, logger="apps.core.handlers"):
+    with override_settings(DEBUG=debug), caplog.at_level(logging.ERROR, logger="apps.core.pipeline.handlers"):
         response = api.get("/crash")
     assert response.status_code == 500
     assert response.json() == {"error": "Internal Server Error", "code": 500, "type": "INTERNAL_ERROR"}
     assert response["X-Error"] == "Internal Server Error"
-    [record] = [r for r in caplog.records if r.name == "apps.core.handlers"]
+    [record] = [r for r in caplog.records if r.name == "apps.core.pipeline.handlers"]
     assert record.exc_info[1].args == ("boom",)
 
 

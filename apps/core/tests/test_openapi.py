@@ -95,7 +95,7 @@ def test_route_walk_finds_api_views_and_skips_the_rest():
 
 
 def test_request_bodies_are_documented_as_json():
-    from apps.core.schema import ApiAutoSchema
+    from apps.core.pipeline.schema import ApiAutoSchema
     from apps.core.tests.urls import EchoView
 
     schema = ApiAutoSchema()

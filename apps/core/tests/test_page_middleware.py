@@ -5,8 +5,8 @@ from typing import Any
 import pytest
 from django.test import Client, RequestFactory
 
-from apps.core import middleware
-from apps.core.middleware import PageMiddleware, page_middleware_skipped
+from apps.core.pipeline import middleware
+from apps.core.pipeline.middleware import PageMiddleware, page_middleware_skipped
 
 pytestmark = pytest.mark.django_db
 

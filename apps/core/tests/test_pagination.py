@@ -121,7 +121,7 @@ def test_query_count_is_the_same_for_1_and_30_rows(api, django_assert_num_querie
 def test_a_long_list_is_counted_once_then_its_total_is_reused(django_assert_num_queries):
     from django.contrib.auth import get_user_model
 
-    from apps.core.pagination import LARGE_LIST, CountCachingPaginator
+    from apps.core.pipeline.pagination import LARGE_LIST, CountCachingPaginator
 
     User = get_user_model()
     User.objects.bulk_create([User(username=f"many{i}") for i in range(LARGE_LIST + 5)])
@@ -137,7 +137,7 @@ def test_a_long_list_is_counted_once_then_its_total_is_reused(django_assert_num_
 def test_a_short_list_is_counted_exactly_every_time(django_assert_num_queries):
     from django.contrib.auth import get_user_model
 
-    from apps.core.pagination import CountCachingPaginator
+    from apps.core.pipeline.pagination import CountCachingPaginator
 
     User = get_user_model()
     User.objects.bulk_create([User(username=f"few{i}") for i in range(3)])
@@ -155,7 +155,7 @@ def test_a_stale_count_is_recounted_by_one_request_while_the_others_keep_the_old
 
     from django.core.cache import cache
 
-    from apps.core.pagination import COUNT_CACHE_SECONDS, count_cached
+    from apps.core.pipeline.pagination import COUNT_CACHE_SECONDS, count_cached
 
     key = "list-count:test-single-flight"
     cache.set(key, (100, time.time() - COUNT_CACHE_SECONDS - 1), 600)  # stale
@@ -187,7 +187,7 @@ def test_a_stale_count_is_recounted_by_one_request_while_the_others_keep_the_old
 def test_with_a_cold_cache_the_others_wait_for_the_counting_request():
     import threading
 
-    from apps.core.pagination import count_cached
+    from apps.core.pipeline.pagination import count_cached
 
     key = "list-count:test-cold"
     started, release = threading.Event(), threading.Event()

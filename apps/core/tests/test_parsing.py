@@ -91,8 +91,8 @@ def test_parse_input_treats_an_empty_form_body_as_no_fields(rf):
     from rest_framework import serializers
     from rest_framework.request import Request
 
-    from apps.core.api import parse_input
-    from apps.core.parsers import LenientJSONParser
+    from apps.core.pipeline.api import parse_input
+    from apps.core.pipeline.parsers import LenientJSONParser
 
     class Input(serializers.Serializer):
         is_wip = serializers.BooleanField(required=False)

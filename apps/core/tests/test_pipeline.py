@@ -1,10 +1,10 @@
-"""One request pipeline (apps.core.views.ApiView): authentication, then the rate limit, then permissions."""
+"""One request pipeline (apps.core.pipeline.views.ApiView): authentication, then the rate limit, then permissions."""
 import pytest
 from django.test import override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.views import APIView
 
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
 
 def _view_classes(patterns, prefix=""):

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 from django.test import override_settings
 
-from apps.core import ratelimit
-from apps.core.ratelimit import rate_limit_hit, rate_limit_key
+from apps.core.pipeline import ratelimit
+from apps.core.pipeline.ratelimit import rate_limit_hit, rate_limit_key
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 
 pytestmark = pytest.mark.urls("apps.core.tests.urls")
@@ -115,11 +115,11 @@ def test_unreachable_redis_fails_open_and_logs_once_a_minute(api, settings, capl
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
     settings.RATE_LIMIT_REQUESTS = 1
     monkeypatch.setattr(ratelimit, "_last_failure_logged", 0.0)
-    with caplog.at_level(logging.WARNING, logger="apps.core.ratelimit"):
+    with caplog.at_level(logging.WARNING, logger="apps.core.pipeline.ratelimit"):
         responses = [api.get("/echo") for _ in range(3)]
     assert [r.status_code for r in responses] == [200, 200, 200]
     assert responses[0]["X-RateLimit-Remaining"] == "1"
-    warnings = [r for r in caplog.records if r.name == "apps.core.ratelimit"]
+    warnings = [r for r in caplog.records if r.name == "apps.core.pipeline.ratelimit"]
     assert len(warnings) == 1
     assert "Redis" in warnings[0].getMessage()
 

@@ -4,7 +4,7 @@ import pytest
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apps.core.routing import combine
+from apps.core.pipeline.routing import combine
 
 
 class ListView(APIView):
@@ -34,7 +34,7 @@ def test_two_views_answering_one_method_is_refused():
         combine(ListView, ListView)
 
 
-# --- the segment-indexed resolver (apps.core.routing.segment_indexed, issue 17) ------------------------
+# --- the segment-indexed resolver (apps.core.pipeline.routing.segment_indexed, issue 17) ------------------------
 
 _SAMPLES = {"int": ["7", "123456"], "str": ["alice", "x-y", "thing:5"], "slug": ["parts", "a-b"],
             "username": ["alice", "bob.smith"], "term": ["cable+clip", "x"], "path": ["a/b", "c"]}
@@ -104,7 +104,7 @@ def test_reverse_is_unchanged():
 
 
 def test_the_wsgi_handler_resolves_once_and_serves_both_slash_forms(db):
-    """config.wsgi's handler takes the trailing-slash middleware's match (apps.core.wsgi)."""
+    """config.wsgi's handler takes the trailing-slash middleware's match (apps.core.pipeline.wsgi)."""
     import io
     import sys
 

@@ -6,7 +6,7 @@ from django.contrib.staticfiles import finders
 from django.test import Client, override_settings
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.staticfiles import NodeModulesFinder
+from apps.core.site.staticfiles import NodeModulesFinder
 
 pytestmark = pytest.mark.django_db
 

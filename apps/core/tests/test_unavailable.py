@@ -8,8 +8,8 @@ import pytest
 from django.db import OperationalError
 from django.test import Client
 
-from apps.core import cache as fail_open
-from apps.core.cache import FailOpenRedisCache
+from apps.core.cache import failopen as fail_open
+from apps.core.cache.failopen import FailOpenRedisCache
 
 pytestmark = pytest.mark.urls("apps.core.tests.urls")
 
@@ -92,11 +92,11 @@ def test_a_gate_kept_in_the_cache_opens_while_redis_is_unreachable(dead_cache):
 
 
 def test_the_cache_outage_is_logged_once_a_minute(dead_cache, caplog):
-    with caplog.at_level(logging.WARNING, logger="apps.core.cache"):
+    with caplog.at_level(logging.WARNING, logger="apps.core.cache.failopen"):
         for _ in range(5):
             dead_cache.get("k")
             dead_cache.add("k", 1)
-    warnings = [r for r in caplog.records if r.name == "apps.core.cache"]
+    warnings = [r for r in caplog.records if r.name == "apps.core.cache.failopen"]
     assert len(warnings) == 1
     assert "Redis" in warnings[0].getMessage()
 

@@ -5,11 +5,11 @@ from django.urls import path
 from kombu.exceptions import OperationalError as BrokerOperationalError
 from rest_framework import serializers
 from rest_framework.response import Response
-from apps.core.views import ApiView
+from apps.core.pipeline.views import ApiView
 
-from apps.core.api import paginated_response
-from apps.core.exceptions import PermissionDenied
-from apps.core.permissions import IsAppToken
+from apps.core.pipeline.api import paginated_response
+from apps.core.domain.exceptions import PermissionDenied
+from apps.core.pipeline.permissions import IsAppToken
 
 
 class EchoView(ApiView):
@@ -83,4 +83,4 @@ urlpatterns = [
     path("login/oauth/tokeninfo", EchoView.as_view()),
 ]
 
-handler500 = "apps.core.views.server_error"
+handler500 = "apps.core.pipeline.views.server_error"

@@ -8,7 +8,7 @@ SQLite file, config/settings/local.py): several producers publish at once while 
 acknowledges messages. Every message must arrive exactly once, whole, and no process may fail.
 
 It also caught a race of kombu's SQLAlchemy transport itself: producers that declare a new queue at the
-same moment (`IntegrityError` on the queue's row), which apps/core/quickbroker.py handles.
+same moment (`IntegrityError` on the queue's row), which apps/core/broker/quickbroker.py handles.
 """
 import json
 import os

@@ -13,7 +13,7 @@ from oauth2_provider.models import get_application_model
 from PIL import Image as PILImage
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import csrf_token
+from tests.support.api import csrf_token
 from apps.developers import services
 from apps.developers.tests.helpers import valid_registration
 from apps.oauth.tests.factories import ApplicationFactory

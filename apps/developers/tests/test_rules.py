@@ -1,6 +1,6 @@
 import pytest
 
-from apps.core import netcheck
+from apps.core.security import netcheck
 from apps.developers import rules
 
 

@@ -7,7 +7,7 @@ from django.contrib.auth.hashers import check_password
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
-from apps.core.exceptions import RuleViolation, ValidationFailed
+from apps.core.domain.exceptions import RuleViolation, ValidationFailed
 from apps.developers import selectors, services
 from apps.developers.models import ReviewRequest
 from apps.developers.tests.helpers import valid_registration

@@ -3,7 +3,7 @@ import threading
 import pytest
 from django.db import connection
 
-from apps.core.exceptions import RuleViolation
+from apps.core.domain.exceptions import RuleViolation
 from apps.groups import services
 from apps.groups.models import Group, GroupThing
 from apps.groups.tests.factories import GroupFactory

@@ -10,8 +10,8 @@ from django.db import connection
 from apps.activity.models import Event
 from apps.accounts.services import user_delete
 from apps.accounts.tests.factories import UserFactory
-from apps.core.exceptions import NotFound, RuleViolation
-from apps.core.moderation import moderation_hide
+from apps.core.domain.exceptions import NotFound, RuleViolation
+from apps.core.domain.moderation import moderation_hide
 from apps.makes import rules, services
 from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory, make_image

@@ -9,7 +9,7 @@ from apps.accounts.models import Follow
 from apps.accounts.tests.factories import FollowFactory, UserFactory
 from apps.comments.models import Comment
 from apps.comments.tests.factories import CommentFactory, make_of
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.groups.models import GroupFollow
 from apps.groups.tests.factories import GroupFactory
 from apps.notifications import services

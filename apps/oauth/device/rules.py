@@ -2,7 +2,7 @@
 import secrets
 from datetime import datetime, timedelta
 
-from apps.core.throttle import FailureLimit, wait_message
+from apps.core.security.throttle import FailureLimit, wait_message
 
 # DOT's name of the grant (AbstractApplication.GRANT_DEVICE_CODE), spelled out so no model is imported.
 GRANT_DEVICE_CODE = "urn:ietf:params:oauth:grant-type:device_code"

@@ -3,7 +3,7 @@ import hashlib
 
 from oauth2_provider.models import get_device_grant_model
 
-from apps.core import throttle
+from apps.core.security import throttle
 from apps.oauth.device import rules
 
 

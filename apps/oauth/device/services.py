@@ -5,8 +5,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from oauth2_provider.models import get_device_grant_model
 
-from apps.core import throttle
-from apps.core.exceptions import RuleViolation
+from apps.core.security import throttle
+from apps.core.domain.exceptions import RuleViolation
 from apps.oauth import services as oauth_services
 from apps.oauth.device import rules
 from apps.oauth.device.selectors import device_code_checksum

@@ -2,7 +2,7 @@
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from apps.core.enqueue import retry_policy
+from apps.core.broker.enqueue import retry_policy
 from apps.oauth.device import services
 
 DB_RETRY = retry_policy(OperationalError, InterfaceError, backoff=5, backoff_max=60)

@@ -20,8 +20,8 @@ from oauthlib.oauth2 import OAuth2Error
 from oauthlib.oauth2.rfc6749.errors import InvalidClientIdError
 from oauthlib.oauth2.rfc8628.endpoints.pre_configured import DeviceApplicationServer
 
-from apps.core.api import site_url
-from apps.core.throttle import client_address
+from apps.core.pipeline.api import site_url
+from apps.core.security.throttle import client_address
 from apps.oauth import rules as oauth_rules
 from apps.oauth import selectors as oauth_selectors
 from apps.oauth.backends import AnyBodyOAuthLibCore

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from oauth2_provider.models import get_access_token_model, get_application_model
 
-from apps.core.testing import csrf_token
+from tests.support.api import csrf_token
 from apps.oauth import services
 from apps.oauth.models import AppAuthorization
 from apps.oauth.tests.factories import ApplicationFactory

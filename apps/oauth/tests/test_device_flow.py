@@ -341,7 +341,7 @@ def test_the_device_pages_queries(desktop_app, device, browser, django_assert_nu
 
 
 def test_a_device_code_never_reaches_the_logs():
-    from apps.core.redaction import redact
+    from apps.core.security.redaction import redact
 
     assert "s3cr3t" not in redact("POST /login/oauth/access_token?grant_type=x&device_code=s3cr3t HTTP/1.1")
     assert "s3cr3t" not in redact("Saving token {'device_code': 's3cr3t'}")

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import bearer_client
+from tests.support.api import bearer_client
 from apps.developers.services import application_issue_readonly_token
 from apps.oauth.models import AppAuthorization
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory

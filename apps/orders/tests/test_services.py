@@ -5,7 +5,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.exceptions import RuleViolation, ValidationFailed
+from apps.core.domain.exceptions import RuleViolation, ValidationFailed
 from apps.oauth.models import AppAuthorization
 from apps.orders import services
 from apps.orders.models import Order

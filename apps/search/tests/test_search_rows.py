@@ -11,7 +11,7 @@ from django.db.models import F
 
 from apps.accounts.services import user_delete
 from apps.accounts.tests.factories import UserFactory
-from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.makes import services as make_services
 from apps.search.models import SearchThing
 from apps.search.services import thing_counters_update, thing_index_search, thing_search_sync

@@ -5,9 +5,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.moderation import moderation_hide
+from apps.core.domain.moderation import moderation_hide
 from apps.search import window
-from apps.core.testing import ids
+from tests.support.api import ids
 from apps.search.tests.helpers import indexed_thing
 from apps.things import services as thing_services
 from apps.things.models import Thing
@@ -109,7 +109,7 @@ def test_with_the_cache_off_every_search_computes_its_window(api, settings):
 
 
 def test_without_redis_search_still_answers(api, settings):
-    settings.CACHES = {"default": {"BACKEND": "apps.core.cache.FailOpenRedisCache",
+    settings.CACHES = {"default": {"BACKEND": "apps.core.cache.failopen.FailOpenRedisCache",
                                    "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
                                    "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2}}}
     thing = indexed_thing(name="Bracket")

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.search import selectors
-from apps.core.testing import ids
+from tests.support.api import ids
 from apps.search.tests.helpers import indexed_thing
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from django.test import Client
 
 from apps.oauth.models import AppAuthorization
 from apps.oauth.tests.factories import ApplicationFactory
-from apps.core.testing import csrf_token
+from tests.support.api import csrf_token
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

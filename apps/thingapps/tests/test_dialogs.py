@@ -10,7 +10,7 @@ from django.test import Client
 
 from apps.makes.models import Make
 from apps.search.services import thing_index_search
-from apps.core.testing import csrf_token
+from tests.support.api import csrf_token
 from apps.thingcollections.tests.factories import CollectionThingFactory
 from apps.things import services as thing_services
 from apps.things.tests.factories import ThingFactory, category

@@ -9,7 +9,7 @@ from oauth2_provider.models import get_access_token_model
 from apps.oauth import services as oauth_services
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 from apps.thingapps.models import HostToken
-from apps.core.testing import csrf_token
+from tests.support.api import csrf_token
 from apps.things.tests.factories import ThingFactory
 from apps.oauth.selectors import token_checksum
 

@@ -1,6 +1,6 @@
 import pytest
 
-from apps.core.exceptions import PermissionDenied
+from apps.core.domain.exceptions import PermissionDenied
 from apps.things.tests.factories import ThingFactory
 from apps.thingcollections import services
 from apps.thingcollections.models import Collection, CollectionThing

@@ -4,5 +4,5 @@
 - thing.py: the Thing page and its writes (like, watch, publish, delete);
 - edit.py: the new-Thing form and the edit page (its file manager is a section of apps.uploads).
 
-Other apps add sections to the Thing page and the edit page through apps.core.sections.
+Other apps add sections to the Thing page and the edit page through apps.core.site.sections.
 """

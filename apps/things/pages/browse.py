@@ -7,8 +7,8 @@ constant number of queries: a page of cards is its count and its rows, thumbnail
 from django.http import Http404
 from django.shortcuts import render
 
-from apps.core.exceptions import NotFound
-from apps.core.site import paginate
+from apps.core.domain.exceptions import NotFound
+from apps.core.site.pages import paginate
 from apps.things import selectors
 
 FRONT_FEATURED = 4

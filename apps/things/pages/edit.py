@@ -6,11 +6,11 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from apps.core.exceptions import NotFound, ValidationFailed
-from apps.core.site import apply_errors, login_required_page
+from apps.core.domain.exceptions import NotFound, ValidationFailed
+from apps.core.site.pages import apply_errors, login_required_page
 from apps.things import rules, selectors, services
 from apps.things.forms import ThingForm, ids_parse, new_thing_initial, thing_initial
-from apps.core.sections import page_sections
+from apps.core.site.sections import page_sections
 
 
 def _remix_sources(request, values) -> list:

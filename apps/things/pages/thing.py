@@ -1,7 +1,7 @@
 """The Thing page at its `url` (/thing:<id>) and the writes made from it: like, watch, publish, delete.
 
 Files, images, makes, comments, collections and Thing apps are sections their own apps register
-(apps.core.sections); this module shows the Thing itself and its remixes.
+(apps.core.site.sections); this module shows the Thing itself and its remixes.
 """
 
 from django.contrib import messages
@@ -10,10 +10,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.accounts.links import user_public_url
-from apps.core.exceptions import DomainError, NotFound, RuleViolation
-from apps.core.site import done, login_required_page, refused
+from apps.core.domain.exceptions import DomainError, NotFound, RuleViolation
+from apps.core.site.pages import done, login_required_page, refused
 from apps.things import links, rules, selectors, services
-from apps.core.sections import page_sections
+from apps.core.site.sections import page_sections
 
 REMIX_LIMIT = 12
 

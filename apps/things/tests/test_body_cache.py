@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.services import user_image_replace
 from apps.comments.services import comment_create
-from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.makes.services import make_create
 from apps.thingcollections.services import collection_add_thing, collection_create
 from apps.things import services

@@ -1,4 +1,4 @@
-"""The Thing's own statement compiled once per process (apps.core.compiled, issue 17): each shape of
+"""The Thing's own statement compiled once per process (apps.core.db.compiled, issue 17): each shape of
 request (anonymous, a user, staff; detail or not) answers the same objects as the ORM building the
 queryset afresh, with the viewer's own values bound per call."""
 import pytest
@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.compiled import CompiledQuery
+from apps.core.db.compiled import CompiledQuery
 from apps.things import selectors, services
 from apps.things.tests.factories import ThingFactory
 
@@ -73,7 +73,7 @@ def test_a_builder_that_prefetches_is_run_as_a_queryset_every_time():
 def test_a_compiled_list_pages_and_counts_as_its_queryset(name):
     from django.utils import timezone
 
-    from apps.core.moderation import moderation_hide
+    from apps.core.domain.moderation import moderation_hide
     from apps.things.models import Thing
 
     things = [ThingFactory() for _ in range(7)] + [ThingFactory(is_published=False)]

@@ -1,5 +1,5 @@
 """Reads answered from the cache (issues 17, 24): GET /things/{id}/ and the kept pages of /newest/,
-/popular/, /featured/ and /search/{term}/, through the one pipeline (apps.core.views.ApiView; the token's
+/popular/, /featured/ and /search/{term}/, through the one pipeline (apps.core.pipeline.views.ApiView; the token's
 row, the rate-limit count and the view's entries in one round trip: apps.oauth.fastpath).
 
 Every answer read from the cache is the one built fresh (the same bytes and headers), each request counts
@@ -14,8 +14,8 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from apps.core.moderation import moderation_hide
-from apps.core.views import ApiView
+from apps.core.domain.moderation import moderation_hide
+from apps.core.pipeline.views import ApiView
 from apps.accounts.tests.factories import UserFactory
 from apps.oauth.tests.factories import AccessTokenFactory
 from apps.search.tests.helpers import indexed_thing
@@ -145,7 +145,7 @@ def test_an_expired_token_is_refused(api, thing, dispatched, monkeypatch):
 
 
 def test_an_apps_own_token_goes_the_full_way(client_for, thing, dispatched, application):
-    from apps.core.testing import bearer_client
+    from tests.support.api import bearer_client
 
     app_token = bearer_client(AccessTokenFactory(user=None, application=application))
     for _ in range(3):

@@ -5,7 +5,7 @@ from django.db import connection
 
 from apps.activity.models import Event
 from apps.accounts.tests.factories import UserFactory
-from apps.core.exceptions import NotFound, RuleViolation, ValidationFailed
+from apps.core.domain.exceptions import NotFound, RuleViolation, ValidationFailed
 from apps.things import services
 from apps.things.models import Like, Tag, Thing, Watch
 from apps.things.tests.factories import ThingFactory, TagFactory, category

@@ -12,8 +12,8 @@ from django.db.models import Exists, JSONField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import JSONObject
 from django.utils import timezone
 
-from apps.core.exceptions import NotFound, PermissionDenied
-from apps.core.lookups import id_or_404
+from apps.core.domain.exceptions import NotFound, PermissionDenied
+from apps.core.pipeline.lookups import id_or_404
 from apps.things import rules as thing_rules
 from apps.things import selectors as thing_selectors
 from apps.things.models import Thing

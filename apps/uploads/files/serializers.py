@@ -1,7 +1,7 @@
 """Output shapes of files and images (docs/decisions.md: File, Image) and the inputs of their endpoints."""
 from rest_framework import serializers
 
-from apps.core.fields import StrictBooleanField, StrictIntegerField
+from apps.core.pipeline.fields import StrictBooleanField, StrictIntegerField
 from apps.uploads import links
 from apps.uploads.files.selectors import processing_error_of
 from apps.uploads.links import IMAGE_SIZES, IMAGE_TYPES

@@ -14,7 +14,7 @@ from django.db.models import Case, F, IntegerField, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from apps.core.enqueue import task_enqueue_on_commit
+from apps.core.broker.enqueue import task_enqueue_on_commit
 from apps.things.changes import thing_changed_emit
 from apps.things.counters import thing_count_add, thing_lock, things_lock
 from apps.things.models import Thing

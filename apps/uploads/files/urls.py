@@ -1,7 +1,7 @@
 """Paths of a Thing's files and images, files, downloads (spec §4.2, §4.3, §4.1)."""
 from django.urls import path
 
-from apps.core.routing import combine
+from apps.core.pipeline.routing import combine
 from apps.uploads.files import views
 
 thing = "things/<int:thing_id>"

@@ -14,10 +14,10 @@ from rest_framework.response import Response
 
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer
-from apps.core import versions
-from apps.core.api import ok, paginated_response, parse_input, parse_patch, validated
-from apps.core.schema import THING_PARAM
-from apps.core.views import ApiView, json_error
+from apps.core.pipeline import versions
+from apps.core.pipeline.api import ok, paginated_response, parse_input, parse_patch, validated
+from apps.core.pipeline.schema import THING_PARAM
+from apps.core.pipeline.views import ApiView, json_error
 from apps.uploads import links, store
 from apps.things.selectors import thing_get_for_viewer, thing_get_own
 from apps.things.serializers import ThingShortSerializer

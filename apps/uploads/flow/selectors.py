@@ -1,6 +1,6 @@
 """Reads of the upload flow."""
-from apps.core.exceptions import NotFound
-from apps.core.lookups import id_or_404
+from apps.core.domain.exceptions import NotFound
+from apps.core.pipeline.lookups import id_or_404
 from apps.uploads.models import Upload
 
 

@@ -3,7 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.core.fields import StrictCharField
+from apps.core.pipeline.fields import StrictCharField
 from apps.uploads.rules import FILENAME_MAX_LENGTH, IMAGE_EXTENSIONS
 
 

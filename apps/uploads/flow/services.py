@@ -20,11 +20,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts.services import user_image_replace
-from apps.core import versions, wire
-from apps.core.api import api_url
-from apps.core.enqueue import task_enqueue_on_commit
-from apps.core.lookups import id_or_404
-from apps.core.exceptions import (
+from apps.core.pipeline import versions, wire
+from apps.core.pipeline.api import api_url
+from apps.core.broker.enqueue import task_enqueue_on_commit
+from apps.core.pipeline.lookups import id_or_404
+from apps.core.domain.exceptions import (
     DomainError,
     NotFound,
     PermissionDenied,
@@ -106,7 +106,7 @@ def upload_start(*, owner, kind: str, target_id: int, filename: str) -> Upload:
 def upload_descriptor(*, upload: Upload, wire_version: str = versions.DEFAULT) -> dict:
     """spec §2 Upload descriptor: the signed form the client posts the bytes with (no I/O).
 
-    In a wire version declaring "UploadRelay" (apps.core.wire: `thingiverse`) the form's `action` is the
+    In a wire version declaring "UploadRelay" (apps.core.pipeline.wire: `thingiverse`) the form's `action` is the
     relay on the service's own origin (`upload_relay_store`), which answers 200 where the store answers
     303 (the live service's answer since 2023); the fields are the same signed ones."""
     descriptor = store.post_form(
@@ -386,7 +386,7 @@ def _object_delete(key: str) -> None:
 def _verify_schedule(upload_id: int, *, countdown: int, attempt: int = 0) -> None:
     from apps.uploads.flow.tasks import upload_verify as task
 
-    # Minutes away: a pending-task row in this transaction, published when due (apps/core/enqueue.py).
+    # Minutes away: a pending-task row in this transaction, published when due (apps/core/broker/enqueue.py).
     task_enqueue_on_commit(task, (upload_id,), {"attempt": attempt}, countdown=countdown,
                            sweep="uploads_sweep_expired")
 

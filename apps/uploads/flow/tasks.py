@@ -6,7 +6,7 @@ schedule name them.
 
 from celery import shared_task
 
-from apps.core.enqueue import DATABASE_OUTAGE, retry_policy
+from apps.core.broker.enqueue import DATABASE_OUTAGE, retry_policy
 from apps.uploads.flow import services
 from apps.uploads.store import StoreError
 

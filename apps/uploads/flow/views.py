@@ -10,11 +10,11 @@ from django.views.decorators.http import require_POST
 from rest_framework.response import Response
 
 from apps.accounts.selectors import user_get_own
-from apps.core.api import parse_input
-from apps.core.schema import USERNAME_PARAM
-from apps.core import versions
-from apps.core.exceptions import ServiceUnavailable
-from apps.core.views import ApiView, json_error
+from apps.core.pipeline.api import parse_input
+from apps.core.pipeline.schema import USERNAME_PARAM
+from apps.core.pipeline import versions
+from apps.core.domain.exceptions import ServiceUnavailable
+from apps.core.pipeline.views import ApiView, json_error
 from apps.uploads.flow import services
 from apps.uploads.flow.serializers import (
     FLOW,

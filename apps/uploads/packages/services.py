@@ -24,9 +24,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from apps.accounts.links import user_public_url
-from apps.core.enqueue import task_enqueue_on_commit
-from apps.core.exceptions import NotFound
-from apps.core.licenses import license_name
+from apps.core.broker.enqueue import task_enqueue_on_commit
+from apps.core.domain.exceptions import NotFound
+from apps.core.domain.licenses import license_name
 from apps.things import rules as thing_rules
 from apps.things.links import thing_public_url
 from apps.things.models import Thing

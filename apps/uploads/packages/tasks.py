@@ -4,7 +4,7 @@ The task keeps the name it had before uploads was split into parts: queued messa
 """
 from celery import shared_task
 
-from apps.core.enqueue import DATABASE_OUTAGE, retry_policy
+from apps.core.broker.enqueue import DATABASE_OUTAGE, retry_policy
 from apps.uploads.packages import services
 from apps.uploads.store import StoreError
 

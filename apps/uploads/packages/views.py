@@ -2,8 +2,8 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 
-from apps.core.schema import THING_PARAM
-from apps.core.views import ApiView
+from apps.core.pipeline.schema import THING_PARAM
+from apps.core.pipeline.views import ApiView
 from apps.things.selectors import thing_get_for_viewer
 from apps.uploads.packages import services
 from apps.uploads.packages.serializers import PackageBuildingSerializer, PackageUrlSerializer

@@ -19,7 +19,7 @@ from celery.worker.request import Request
 from django.conf import settings
 from django.db import connection
 
-from apps.core.enqueue import DATABASE_OUTAGE, retry_policy
+from apps.core.broker.enqueue import DATABASE_OUTAGE, retry_policy
 from apps.uploads.processing import services
 from apps.uploads.store import StoreError
 

@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from apps.core.exceptions import NotFound, PermissionDenied, ValidationFailed
+from apps.core.domain.exceptions import NotFound, PermissionDenied, ValidationFailed
 from apps.makes.tests.factories import MakeFactory
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory

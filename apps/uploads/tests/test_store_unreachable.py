@@ -100,7 +100,7 @@ def test_a_hung_store_ends_a_finalize_in_seconds_with_a_clear_503(api, arrived, 
 def test_any_store_call_in_a_request_is_bounded_and_a_503(black_hole):
     import time
 
-    from apps.core.handlers import service_unavailable_from
+    from apps.core.pipeline.handlers import service_unavailable_from
 
     started = time.monotonic()
     with pytest.raises(store.StoreError) as raised:

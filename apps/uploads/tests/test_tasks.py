@@ -26,7 +26,7 @@ def thing(user):
 @pytest.fixture
 def rescheduled(monkeypatch):
     """rescheduled() → the checks a verify scheduled, (args, kwargs, countdown): those published at once,
-    and those minutes away, which wait as pending-task rows (apps/core/enqueue.py)."""
+    and those minutes away, which wait as pending-task rows (apps/core/broker/enqueue.py)."""
     calls = []
     monkeypatch.setattr(
         tasks.upload_verify,

@@ -9,7 +9,7 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from apps.core.testing import UnreachableBroker
+from tests.support.api import UnreachableBroker
 from apps.webhooks import rules, services
 
 

@@ -8,8 +8,8 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.tests.factories import UserFactory
 from apps.comments import services as comment_services
-from apps.core.exceptions import ValidationFailed
-from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.core.domain.exceptions import ValidationFailed
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.makes import services as make_services
 from apps.oauth import services as oauth_services
 from apps.oauth.tests.factories import ApplicationFactory

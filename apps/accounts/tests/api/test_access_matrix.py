@@ -1,9 +1,9 @@
 """The access matrix of the user endpoints (spec §4.1), declared once per endpoint
-(apps.core.testing.Access): anonymous 401, another user 403 where only the user themself may act, an
+(tests.support.api.Access): anonymous 401, another user 403 where only the user themself may act, an
 unknown user name 404. A refused call answers docs/decisions.md's error body and changes no row."""
 import pytest
 
-from apps.core.testing import MISSING, STRANGER, Access, access_cases
+from tests.support.api import MISSING, STRANGER, Access, access_cases
 
 pytestmark = pytest.mark.django_db
 

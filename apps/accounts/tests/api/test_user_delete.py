@@ -4,7 +4,7 @@ import pytest
 from oauth2_provider.models import get_access_token_model
 
 from apps.accounts.models import User
-from apps.core.testing import assert_error, assert_unauthorized
+from tests.support.api import assert_error, assert_unauthorized
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 
 from apps.accounts.models import User
 from apps.accounts.tests.factories import FollowFactory, UserFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from tests.support.api import assert_error, assert_unauthorized
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 
 from apps.activity.models import Event
 from apps.activity.tests.factories import EventFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from apps.accounts.tests.factories import UserFactory
 from apps.activity.models import Event
 from apps.activity.services import event_record
 from apps.activity.tests.factories import EventFactory
-from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.thingcollections.services import collection_delete
 from apps.thingcollections.tests.factories import CollectionFactory
 from apps.things.tests.factories import ThingFactory

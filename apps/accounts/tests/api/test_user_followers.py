@@ -5,7 +5,7 @@ import pytest
 from apps.accounts.models import Follow
 from apps.activity.models import Event
 from apps.accounts.tests.factories import FollowFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 
 pytestmark = pytest.mark.django_db
 

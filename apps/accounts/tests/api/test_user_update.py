@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.core import mail
 
 from apps.accounts.models import User
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 
 pytestmark = pytest.mark.django_db
 

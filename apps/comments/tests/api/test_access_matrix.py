@@ -1,11 +1,11 @@
 """The access matrix of the comments endpoints (spec §4.6, the comment rows of §4.2), declared once per
-endpoint (apps.core.testing.Access): anonymous 401, another user 403 where only the author (or the owner
+endpoint (tests.support.api.Access): anonymous 401, another user 403 where only the author (or the owner
 of what it is on) may act, a missing id 404. A refused call answers docs/decisions.md's error body and
 changes no row."""
 import pytest
 
 from apps.comments.tests.factories import CommentFactory
-from apps.core.testing import Access, access_cases
+from tests.support.api import Access, access_cases
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

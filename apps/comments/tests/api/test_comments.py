@@ -3,11 +3,11 @@ POST /comments/{id}/reply."""
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.comments import services
 from apps.comments.models import BODY_MAX_LENGTH, Comment
 from apps.comments.tests.factories import CommentFactory, join, make_of
-from apps.core.moderation import moderation_hide
+from apps.core.domain.moderation import moderation_hide
 from apps.groups.tests.factories import GroupTopicFactory
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory

@@ -3,11 +3,11 @@ GET …/root-comments, POST …/comments."""
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from tests.support.api import assert_error, assert_unauthorized
 from apps.comments import services
 from apps.comments.models import Comment
 from apps.comments.tests.factories import CommentFactory, join, make_of
-from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.groups.models import Group
 from apps.groups.tests.factories import GroupTopicFactory
 from apps.things.tests.factories import ThingFactory

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from oauth2_provider.models import get_application_model
 
-from apps.core import versions
+from apps.core.pipeline import versions
 from apps.developers import services
 
 

@@ -1,10 +1,10 @@
 """The access matrix of the groups endpoints (spec §4.8), declared once per endpoint
-(apps.core.testing.Access): anonymous 401, another user 403 where only the owner (or a member, or the
+(tests.support.api.Access): anonymous 401, another user 403 where only the owner (or a member, or the
 topic's author) may act, a missing id 404. A refused call answers docs/decisions.md's error body and changes
 no row."""
 import pytest
 
-from apps.core.testing import Access, access_cases
+from tests.support.api import Access, access_cases
 from apps.groups.models import GroupThing
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 from apps.things.tests.factories import ThingFactory

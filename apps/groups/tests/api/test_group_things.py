@@ -1,7 +1,7 @@
 """GET /groups/{id}/things, POST/DELETE/PATCH /groups/{id}/things/{thing_id} (spec §4.8, §3, §7)."""
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.groups.models import GroupMember, GroupThing
 from apps.groups.tests.factories import GroupFactory
 from apps.things.tests.factories import ThingFactory

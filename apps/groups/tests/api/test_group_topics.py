@@ -1,7 +1,7 @@
 """GET/POST /groups/{id}/group-topics, GET/PATCH /group-topics/{id}/, POST/DELETE pin (spec §4.8, §3)."""
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.groups.models import GroupMember
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 

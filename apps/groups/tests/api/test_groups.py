@@ -2,7 +2,7 @@
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.groups.models import Group, GroupMember
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 

@@ -3,8 +3,8 @@ absent from every list, for everyone but staff (its creator and members included
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import assert_error
-from apps.core.moderation import moderation_hide, moderation_unhide
+from tests.support.api import assert_error
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.groups.models import GroupMember, GroupThing
 from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
 from apps.things.tests.factories import ThingFactory

@@ -1,10 +1,10 @@
 """The access matrix of the copies (makes) endpoints (spec §4.4, the copies rows of §4.2 and §4.1),
-declared once per endpoint (apps.core.testing.Access): anonymous 401, another user 403 where the copy's
+declared once per endpoint (tests.support.api.Access): anonymous 401, another user 403 where the copy's
 creator alone may act, a missing id 404. A refused call answers docs/decisions.md's error body and changes
 no row."""
 import pytest
 
-from apps.core.testing import STRANGER, MISSING, Access, access_cases
+from tests.support.api import STRANGER, MISSING, Access, access_cases
 from apps.makes.tests.factories import MakeFactory, make_image
 from apps.things.tests.factories import ThingFactory
 

@@ -5,7 +5,7 @@ from apps.accounts.tests.factories import UserFactory
 from apps.makes import services
 from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory, make_image
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 from apps.makes.tests.helpers import COPY_KEYS, ISO, SHORT_THING_KEYS, USER_SUMMARY_KEYS
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory

@@ -2,7 +2,7 @@
 import pytest
 
 from apps.makes.tests.factories import MakeFactory, make_image
-from apps.core.testing import assert_error, assert_unauthorized, ids
+from tests.support.api import assert_error, assert_unauthorized, ids
 from apps.makes.tests.helpers import IMAGE_STATE_KEYS
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import Image, ProcessingStatus, Upload

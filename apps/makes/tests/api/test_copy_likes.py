@@ -3,11 +3,11 @@ import pytest
 
 from apps.activity.models import Event
 from apps.accounts.tests.factories import UserFactory
-from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.makes import services
 from apps.makes.models import Make, MakeLike
 from apps.makes.tests.factories import MakeFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import pytest
 from apps.accounts.tests.factories import UserFactory
 from apps.makes.models import Make
 from apps.makes.tests.factories import MakeFactory, make_image
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 from apps.makes.tests.helpers import COPY_KEYS, IMAGE_KEYS, SHORT_THING_KEYS
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import ProcessingStatus, Upload

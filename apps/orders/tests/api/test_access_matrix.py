@@ -1,10 +1,10 @@
 """The access matrix of the orders endpoints (spec §4.9), declared once per endpoint
-(apps.core.testing.Access): an order belongs to its app, and a user's token sees only that user's
+(tests.support.api.Access): an order belongs to its app, and a user's token sees only that user's
 orders there. Anonymous 401; another user's token for the same app, the buyer's own token issued to
 another app, and a missing id: 404. A refused call answers docs/decisions.md's error body and changes no row."""
 import pytest
 
-from apps.core.testing import MISSING, OTHER_APP, STRANGER, Access, access_cases
+from tests.support.api import MISSING, OTHER_APP, STRANGER, Access, access_cases
 from apps.orders.tests.factories import OrderFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ import re
 import pytest
 from rest_framework.test import APIClient
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.orders.models import Order
 from apps.orders.tests.factories import OrderFactory
 
@@ -47,7 +47,7 @@ def test_the_app_owners_token_gets_the_order(seller_api, order):
 
 def test_another_apps_read_only_token_gets_404(other_app, order):
     from apps.developers.services import application_issue_readonly_token
-    from apps.core.testing import bearer_client
+    from tests.support.api import bearer_client
 
     assert_error(bearer_client(application_issue_readonly_token(application=other_app)).get(url(order)), 404)
 

@@ -1,9 +1,9 @@
 """The access matrix of the search endpoints (spec §4.1 user search, §4.7), declared once per endpoint
-(apps.core.testing.Access): every search needs a token (401), and a user's search names a user that
+(tests.support.api.Access): every search needs a token (401), and a user's search names a user that
 exists (404)."""
 import pytest
 
-from apps.core.testing import MISSING, Access, access_cases
+from tests.support.api import MISSING, Access, access_cases
 from apps.search.tests.helpers import indexed_thing
 
 pytestmark = pytest.mark.django_db

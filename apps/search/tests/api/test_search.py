@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 import pytest
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 from apps.search.services import thing_index_search
 from apps.search.tests.helpers import SHORT_THING_KEYS, hit_ids, indexed_thing
 from apps.things.models import Thing

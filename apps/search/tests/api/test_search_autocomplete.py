@@ -1,7 +1,7 @@
 """GET /search/{term}/autocomplete: tag and published Thing names starting with the term."""
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.things.tests.factories import ThingFactory
 
 pytestmark = pytest.mark.django_db

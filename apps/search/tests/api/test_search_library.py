@@ -1,7 +1,7 @@
 """GET /search/{term}/library: the caller's own Things, drafts included, each with `type: "thing"`."""
 import pytest
 
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 from apps.search.tests.helpers import SHORT_THING_KEYS, indexed_thing
 
 pytestmark = pytest.mark.django_db

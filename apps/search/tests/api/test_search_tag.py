@@ -1,7 +1,7 @@
 """GET /search/{tag}/tag: published Things carrying the tag (normalised as spec §2)."""
 import pytest
 
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 from apps.search.tests.helpers import SHORT_THING_KEYS, indexed_thing
 from apps.things.tests.factories import ThingFactory
 

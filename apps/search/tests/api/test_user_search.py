@@ -1,7 +1,7 @@
 """GET /users/{username}/search/{term} (spec §4.1): one user's Things."""
 import pytest
 
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 from apps.search.tests.helpers import SHORT_THING_KEYS, indexed_thing
 
 pytestmark = pytest.mark.django_db

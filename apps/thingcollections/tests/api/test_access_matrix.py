@@ -1,10 +1,10 @@
 """The access matrix of the collections endpoints (spec §4.5, §4.1's collections lists), declared once per
-endpoint (apps.core.testing.Access): anonymous 401, another user 403, a missing id 404, and the owner's
+endpoint (tests.support.api.Access): anonymous 401, another user 403, a missing id 404, and the owner's
 own token from another app 403 where §4.5 keeps a collection, or a Thing in it, to the app that made it.
 A refused call answers docs/decisions.md's error body and changes no row."""
 import pytest
 
-from apps.core.testing import Access, access_cases
+from tests.support.api import Access, access_cases
 from apps.thingcollections import services
 from apps.things.tests.factories import ThingFactory
 

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from apps.oauth.tests.factories import ApplicationFactory
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 from apps.things.tests.helpers import SHORT_THING_KEYS
 from apps.thingcollections import services
 from apps.thingcollections.models import CollectionThing

@@ -3,7 +3,7 @@ import pytest
 
 from apps.oauth.tests.factories import ApplicationFactory
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 from apps.thingcollections import services
 from apps.thingcollections.models import Collection
 from apps.thingcollections.tests.factories import CollectionFactory

@@ -1,12 +1,12 @@
 """The access matrix of every endpoint on one Thing (spec §4.2, §7), declared once per endpoint.
 
 Each case calls the endpoint on a Thing of `user` (the `api` client's user) as a caller that must be
-refused (apps.core.testing.Access): anonymous 401, another user 403, a missing id 404. A refused call
+refused (tests.support.api.Access): anonymous 401, another user 403, a missing id 404. A refused call
 answers docs/decisions.md's error body and changes no row.
 """
 import pytest
 
-from apps.core.testing import MISSING, STRANGER, Access, access_cases
+from tests.support.api import MISSING, STRANGER, Access, access_cases
 from apps.things.tests.factories import ThingFactory, category
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,7 @@
 """GET /categories/, /categories/{slug}/, /categories/{slug}/things (spec §4.7, docs/decisions.md: Category)."""
 import pytest
 
-from apps.core.testing import assert_error, assert_unauthorized
+from tests.support.api import assert_error, assert_unauthorized
 from apps.things.categories import CATEGORY_TREE
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory, category

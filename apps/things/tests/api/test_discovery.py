@@ -5,7 +5,7 @@ import pytest
 from django.utils import timezone
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.testing import assert_unauthorized
+from tests.support.api import assert_unauthorized
 from apps.things.models import Like, Thing
 from apps.things.tests.factories import ThingFactory
 

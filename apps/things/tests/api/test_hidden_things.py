@@ -10,13 +10,13 @@ import pytest
 from django.test import Client
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.moderation import moderation_hide, moderation_unhide
+from apps.core.domain.moderation import moderation_hide, moderation_unhide
 from apps.groups.models import GroupThing
 from apps.groups.tests.factories import GroupFactory
 from apps.search.services import thing_index_search
 from apps.things.models import Like, Remix, Thing
 from apps.things.tests.factories import ThingFactory, category
-from apps.core.testing import assert_error, assert_unauthorized
+from tests.support.api import assert_error, assert_unauthorized
 from apps.thingcollections.tests.factories import CollectionFactory, CollectionThingFactory
 from apps.uploads.models import Download
 from apps.uploads.tests.file_factories import ImageFactory, live_file

@@ -1,7 +1,7 @@
 """GET /tags/, /tags/{tag}/, /tags/{tag}/things (spec §4.7, §2 tag normalisation, docs/decisions.md: Tag)."""
 import pytest
 
-from apps.core.testing import assert_error, assert_unauthorized
+from tests.support.api import assert_error, assert_unauthorized
 from apps.things.models import Thing
 from apps.things.tests.factories import TagFactory, ThingFactory
 

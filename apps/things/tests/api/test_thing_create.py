@@ -3,7 +3,7 @@ import pytest
 
 from apps.things.models import Remix, Tag, Thing
 from apps.things.tests.factories import ThingFactory, TagFactory
-from apps.core.testing import assert_error, assert_unauthorized
+from tests.support.api import assert_error, assert_unauthorized
 from apps.things.tests.helpers import ISO, THING_KEYS
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ import pytest
 
 from apps.things.models import Like, Remix, Thing, ThingTag
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error, ids
+from tests.support.api import assert_error, ids
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from apps.activity.models import Event
 from apps.accounts.tests.factories import UserFactory
 from apps.things.models import Like, Thing
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -2,7 +2,7 @@
 written by POST and PATCH, shown by GET, validated with clear 400s, and a search filter."""
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.search.tests.helpers import hit_ids, indexed_thing
 from apps.things.models import Thing
 from apps.accounts.tests.factories import UserFactory

@@ -2,7 +2,7 @@
 import pytest
 
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ import pytest
 
 from apps.things.models import Remix
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import ids
+from tests.support.api import ids
 from apps.things.tests.helpers import SHORT_THING_KEYS
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ import pytest
 
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory, category
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.things.tests.helpers import THING_KEYS
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.utils import timezone
 from apps.accounts.tests.factories import UserFactory
 from apps.things.models import Like, Thing
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error, assert_unauthorized, ids
+from tests.support.api import assert_error, assert_unauthorized, ids
 from apps.things.tests.helpers import SHORT_THING_KEYS
 
 pytestmark = pytest.mark.django_db

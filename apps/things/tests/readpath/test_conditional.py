@@ -2,7 +2,7 @@
 version, which the database moves on every change of what the body shows, and the viewer's own
 is_liked/is_watched) and answers 304 to an If-None-Match naming it; PATCH and DELETE accept If-Match and
 answer 412 (docs/decisions.md's error body) when it names a version that is no longer current. The same
-whether the body is read from the cache or built (one pipeline: apps.core.views.ApiView)."""
+whether the body is read from the cache or built (one pipeline: apps.core.pipeline.views.ApiView)."""
 import pytest
 
 from apps.accounts.tests.factories import UserFactory

@@ -1,6 +1,6 @@
 """Issue 24: conditional requests on lists. Every public list GET (the kept /newest/, /popular/,
 /featured/ pages, the other paginated lists, search) carries a strong ETag, the digest of the body it
-answers, decided in one place (apps.core.views.ApiView), and answers 304 without a body to an
+answers, decided in one place (apps.core.pipeline.views.ApiView), and answers 304 without a body to an
 If-None-Match naming it; a change to a Thing on the page gives the page a new ETag. The same whether the
 page is read from the cache or built."""
 import pytest

@@ -12,7 +12,7 @@ from django.conf import settings as django_settings
 from django.core.cache import cache
 
 from apps.accounts.tests.factories import UserFactory
-from apps.core.moderation import moderation_hide
+from apps.core.domain.moderation import moderation_hide
 from apps.things import services
 from apps.things.hooks import thing_reindex
 from apps.things.tests.factories import ThingFactory

@@ -1,10 +1,10 @@
 """The access matrix of the uploads endpoints: a Thing's files and images (spec §4.2), files and their
 downloads (§4.3), the upload flow (§4.10, §4.1 avatar/cover), the package and the download history,
-declared once per endpoint (apps.core.testing.Access): anonymous 401, another user 403, a missing id 404.
+declared once per endpoint (tests.support.api.Access): anonymous 401, another user 403, a missing id 404.
 A refused call answers docs/decisions.md's error body and changes no row."""
 import pytest
 
-from apps.core.testing import MISSING, STRANGER, Access, access_cases
+from tests.support.api import MISSING, STRANGER, Access, access_cases
 from apps.things.tests.factories import ThingFactory
 from apps.uploads import store
 from apps.uploads.tests.file_factories import ImageFactory, live_file

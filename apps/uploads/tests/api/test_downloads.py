@@ -3,7 +3,7 @@ import urllib.request
 
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import Download, ProcessingStatus, ThingFile

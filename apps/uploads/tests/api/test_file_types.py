@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.things.tests.factories import ThingFactory
 from apps.uploads import rules, store
 from apps.uploads.models import ThingFile, Upload

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from apps.core.testing import assert_error, assert_unauthorized
+from tests.support.api import assert_error, assert_unauthorized
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import ProcessingStatus, ThingFile

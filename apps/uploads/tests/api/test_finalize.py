@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from apps.things.models import Thing
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.uploads import rules, store
 from apps.uploads.models import Image, ThingFile, Upload
 from apps.uploads.processing import tasks as processing_tasks
@@ -244,7 +244,7 @@ def test_a_thing_deleted_meanwhile_is_404_and_the_upload_fails(
 def test_finalize_query_count(api, arrived, enqueued, django_assert_num_queries):
     api.get("/users/me/")
     # token; upload; SAVEPOINT; lock upload; UPDATE Thing file_count; INSERT file; INSERT the processing's
-    # pending task (apps/core/enqueue.py; its DELETE follows the publish on commit); UPDATE upload; RELEASE
+    # pending task (apps/core/broker/enqueue.py; its DELETE follows the publish on commit); UPDATE upload; RELEASE
     with django_assert_num_queries(9):
         assert finalize(api, arrived).status_code == 200
     # token; upload with its file

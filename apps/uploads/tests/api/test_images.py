@@ -1,7 +1,7 @@
 """GET, PATCH and DELETE /things/{id}/images/{image_id} (spec §4.2; image_id optional for GET)."""
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.makes.tests.factories import MakeFactory
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import Image, ProcessingStatus

@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.models import ProcessingStatus, ThingPackage
 from apps.uploads.tests.file_factories import ThingFileFactory, live_file

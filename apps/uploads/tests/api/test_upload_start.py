@@ -11,7 +11,7 @@ from django.utils import timezone
 from apps.core.models import PendingTask
 
 from apps.things.tests.factories import ThingFactory
-from apps.core.testing import assert_error
+from tests.support.api import assert_error
 from apps.uploads.models import Upload
 
 pytestmark = pytest.mark.django_db

@@ -19,8 +19,8 @@ from django.shortcuts import redirect
 from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from apps.core.exceptions import DomainError
-from apps.core.views import json_error
+from apps.core.domain.exceptions import DomainError
+from apps.core.pipeline.views import json_error
 
 PAGE_SIZE = 24
 

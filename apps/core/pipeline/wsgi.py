@@ -1,6 +1,6 @@
 """The WSGI handler (config/wsgi.py): Django's, resolving each request's path once (issue 17).
 
-apps.core.middleware.OptionalTrailingSlashMiddleware resolves the path first (to serve both slash forms
+apps.core.pipeline.middleware.OptionalTrailingSlashMiddleware resolves the path first (to serve both slash forms
 and to tell API calls from pages); Django's handler would resolve it again. When the middleware left its
 match for the path the request still has, the handler takes it. Anything else (no match recorded, a
 path changed since, a per-request urlconf) resolves as Django does.

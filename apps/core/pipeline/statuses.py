@@ -1,11 +1,11 @@
 """The success-status policy of the API (docs/decisions.md: Status codes of success, compat).
 
 The original API answered `200 OK` to every successful call, and its existing clients treat any other
-2xx as an error. So the API's response path (apps.core.views.ApiView.finalize_response, never a view)
+2xx as an error. So the API's response path (apps.core.pipeline.views.ApiView.finalize_response, never a view)
 turns every success into a 200: a view may
 say what happened in HTTP's own terms (`201` for a create, `204` for a "no body" delete) and the wire
 answer is `200`, with the new object, or with an empty body. The OpenAPI document applies the same
-function (apps.core.schema), so it documents what the wire carries.
+function (apps.core.pipeline.schema), so it documents what the wire carries.
 
 Kept as they are: `202` (package-url while the ZIP is being built, with `Retry-After`: the client must
 poll again, which a 200 would hide) and every redirect (the download's 302; the object store's 303 is

@@ -1,6 +1,6 @@
 """The base of every API view (the one request pipeline) and Django's error handlers.
 
-Every API answer is docs/decisions.md's JSON body, never HTML: inside DRF through apps.core.handlers,
+Every API answer is docs/decisions.md's JSON body, never HTML: inside DRF through apps.core.pipeline.handlers,
 outside it (unknown paths, crashes in middleware or site pages) through the handlers at the end of this
 module. The one exception is a site page (a route that is not an API view) answering 404 to a browser:
 a person gets the site's own "not found" page rather than the API's JSON body.
@@ -25,14 +25,14 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.views import APIView
 
-from apps.core.exceptions import InsufficientScope
-from apps.core.handlers import error_body, service_unavailable_from, service_unavailable_log, x_error_header
-from apps.core.permissions import WRITE_SCOPE, scope_allows_write
-from apps.core.renderers import Rendered
-from apps.core.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
-from apps.core.ratelimit import RATE_LIMIT_COUNTED_ATTRIBUTE, RateLimitState, rate_limit_hit, rate_limit_key
-from apps.core.statuses import success_status_apply
-from apps.core import versions
+from apps.core.domain.exceptions import InsufficientScope
+from apps.core.pipeline.handlers import error_body, service_unavailable_from, service_unavailable_log, x_error_header
+from apps.core.pipeline.permissions import WRITE_SCOPE, scope_allows_write
+from apps.core.pipeline.renderers import Rendered
+from apps.core.pipeline.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
+from apps.core.pipeline.ratelimit import RATE_LIMIT_COUNTED_ATTRIBUTE, RateLimitState, rate_limit_hit, rate_limit_key
+from apps.core.pipeline.statuses import success_status_apply
+from apps.core.pipeline import versions
 
 
 class ApiView(APIView):
@@ -44,7 +44,7 @@ class ApiView(APIView):
        (application, user); over the limit is a 429, whatever the permissions would have said.
     3. Permissions (IsTokenUser by default): 401 anonymous, 403 for an app's read-only token; then the
        token's scope: an unsafe method needs `write` (403 INSUFFICIENT_SCOPE, docs/decisions.md: Scopes).
-    4. The handler. On the way out, a success takes the status the wire carries (apps.core.statuses:
+    4. The handler. On the way out, a success takes the status the wire carries (apps.core.pipeline.statuses:
        200 for any 2xx but 202), every answer after authentication, errors included, carries the
        rate-limit headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
     5. Every answer is `Cache-Control: private, no-store` with `Vary: Authorization` (RFC 6750 §5.3): a
@@ -57,7 +57,7 @@ class ApiView(APIView):
     answered from the cache names the entries it needs (`cache_keys`); the authentication reads them in
     the same Redis round trip as the token's cached row and the rate-limit count (apps.oauth.fastpath),
     and the handler takes them with `cached_values` (one MGET when they were not read with the token). A
-    kept body is bytes rendered by the one renderer (apps.core.renderers); handed back as `Rendered`, it
+    kept body is bytes rendered by the one renderer (apps.core.pipeline.renderers); handed back as `Rendered`, it
     goes through the same authentication, checks and headers as a body built fresh.
     """
 
@@ -98,7 +98,7 @@ class ApiView(APIView):
         request.version, request.versioning_scheme = self.determine_version(request, *args, **kwargs)
         versions.header_version(request)  # an unknown Thingyard-Version is 400 before anything else
         self.perform_authentication(request)
-        # The wire version (apps.core.versions): the header, else the token's app's, else `spec`.
+        # The wire version (apps.core.pipeline.versions): the header, else the token's app's, else `spec`.
         versions.resolve(request, getattr(request.auth, "application", None))
         self.check_rate_limit(request)
         self.check_permissions(request)
@@ -197,7 +197,7 @@ class OpenApiView(ApiView, SpectacularJSONAPIView):
     Compressed when the client accepts it (issue 23: 2.2 MB of JSON, about 150 KB gzipped, loaded by
     every /docs/ page). The document holds no secret, so compression leaks nothing (BREACH).
 
-    One document per wire version (apps.core.wire): `?version=thingiverse`, else the request's version
+    One document per wire version (apps.core.pipeline.wire): `?version=thingiverse`, else the request's version
     (the Thingyard-Version header, the token's app), else `spec`. An unknown version is 400."""
 
     @extend_schema(exclude=True)  # the document does not list itself (as drf-spectacular's view)

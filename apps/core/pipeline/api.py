@@ -12,11 +12,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
-from apps.core import versions, wire
-from apps.core.exceptions import NotFound, ValidationFailed
-from apps.core.handlers import _flatten_drf_detail
-from apps.core.pagination import LinkHeaderPagination
-from apps.core.parsers import form_to_dict
+from apps.core.pipeline import versions, wire
+from apps.core.domain.exceptions import NotFound, ValidationFailed
+from apps.core.pipeline.handlers import _flatten_drf_detail
+from apps.core.pipeline.pagination import LinkHeaderPagination
+from apps.core.pipeline.parsers import form_to_dict
 
 
 # Every id is a PostgreSQL bigint (BigAutoField): a larger number in a request body or query names no
@@ -133,7 +133,7 @@ def paginated_response(
     `page_prepare(rows)`: what the page's rows need before serialising (returns the rows).
     `page_info`: filled with the page's `number` and `num_pages` (a caller keeping the page rendered).
     `empty_page_404_in_live_wire`: a page with no item is 404 too in the wire versions that declare
-    "EmptyPage404" (apps.core.wire: the live service's user and collection lists).
+    "EmptyPage404" (apps.core.pipeline.wire: the live service's user and collection lists).
     """
     paginator = LinkHeaderPagination()
     page = paginator.paginate_queryset(queryset, request, view=view)

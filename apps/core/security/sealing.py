@@ -12,6 +12,8 @@ from django.utils.crypto import salted_hmac
 
 
 def _fernet(purpose: str) -> Fernet:
+    # The salt names the module's place before apps.core was split by concern: changing it would make
+    # every value sealed before unreadable.
     key = salted_hmac(f"apps.core.sealing:{purpose}", "fernet", algorithm="sha256").digest()
     return Fernet(base64.urlsafe_b64encode(key))
 

@@ -1,6 +1,6 @@
 """The small lookups every selector shares: an id from a path or a body, the viewer's id."""
-from apps.core.api import MAX_ID
-from apps.core.exceptions import NotFound
+from apps.core.pipeline.api import MAX_ID
+from apps.core.domain.exceptions import NotFound
 
 
 def id_or_404(value) -> int:

@@ -18,7 +18,7 @@ from django.contrib import admin
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 
-from apps.core.moderation import Moderated
+from apps.core.domain.moderation import Moderated
 
 RECENT_HIDDEN = 20
 

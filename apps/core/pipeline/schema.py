@@ -13,7 +13,7 @@ only declares its own success body:
 - a PATCH body keeps its required fields when its input serializer sets `schema_complete_on_patch`
   (the view parses it whole; drf-spectacular would document every PATCH body as partial);
 - DELETE answering the 'ok' object is a 200 with that body (drf-spectacular would document a 204);
-- every success status as the wire carries it (apps.core.statuses): a view's 201 or 204 is a 200;
+- every success status as the wire carries it (apps.core.pipeline.statuses): a view's 201 or 204 is a 200;
 - the token in the `Authorization: Bearer` header or the `access_token` query parameter (spec §5 step 4);
 - what the request parsing really accepts (docs/decisions.md: Requests): a body of `null` (or none) where no
   field is required, an empty optional query parameter (= absent), and for boolean and integer inputs
@@ -35,10 +35,10 @@ from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.settings import api_settings
 
-from apps.core.authentication import BearerAuthentication
-from apps.core.parsers import LenientJSONParser
-from apps.core.routing import PATH_ALIASES
-from apps.core.statuses import wire_success_status
+from apps.core.pipeline.authentication import BearerAuthentication
+from apps.core.pipeline.parsers import LenientJSONParser
+from apps.core.pipeline.routing import PATH_ALIASES
+from apps.core.pipeline.statuses import wire_success_status
 
 # docs/decisions.md: Errors. `errors` is {field: [messages]} on validation failures, [reasons] on publish.
 _ERRORS_SCHEMA = {
@@ -244,7 +244,7 @@ class ApiAutoSchema(AutoSchema):
 
 
 def _wire_success_statuses(responses: dict) -> dict:
-    """The success-status policy (apps.core.statuses) applied to the documented statuses: a view's
+    """The success-status policy (apps.core.pipeline.statuses) applied to the documented statuses: a view's
     `201` is documented as the `200` the wire carries, a `204` as a `200` with an empty body."""
     out = {}
     for code, response in responses.items():
@@ -309,9 +309,9 @@ class LenientIntegerFieldSchema(OpenApiSerializerFieldExtension):
 
 
 class LicenseFieldSchema(OpenApiSerializerFieldExtension):
-    """A license input: a code, or the display name the API shows for it (apps.core.fields)."""
+    """A license input: a code, or the display name the API shows for it (apps.core.pipeline.fields)."""
 
-    target_class = "apps.core.fields.LicenseField"
+    target_class = "apps.core.pipeline.fields.LicenseField"
 
     def map_serializer_field(self, auto_schema, direction):
         schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
@@ -323,7 +323,7 @@ class LicenseFieldSchema(OpenApiSerializerFieldExtension):
 class BearerTokenScheme(OpenApiAuthenticationExtension):
     """spec §5 step 4: `Authorization: Bearer <token>` or the `access_token` query parameter."""
 
-    target_class = "apps.core.authentication.BearerAuthentication"
+    target_class = "apps.core.pipeline.authentication.BearerAuthentication"
     match_subclasses = True
     name = ["bearerAuth", "accessTokenQuery"]
 

@@ -8,9 +8,9 @@ happens: when the first statement on a connection carried over from an earlier r
 the connection is gone (psycopg reports it closed or broken), and no transaction is open, the connection
 is replaced and the statement sent again, once. A statement that fails on a live connection, a
 connection lost in the middle of a request, or inside a transaction, raises as before (the API answers
-503, apps.core.handlers), and Django closes the connection at the end of that request.
+503, apps.core.pipeline.handlers), and Django closes the connection at the end of that request.
 
-Settings: `ENGINE: "apps.core.dbbackend"`, CONN_HEALTH_CHECKS off (config/settings/production.py).
+Settings: `ENGINE: "apps.core.db.postgresql"`, CONN_HEALTH_CHECKS off (config/settings/production.py).
 """
 import logging
 from typing import TYPE_CHECKING

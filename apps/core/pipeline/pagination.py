@@ -22,7 +22,7 @@ from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
-from apps.core.exceptions import ValidationFailed
+from apps.core.domain.exceptions import ValidationFailed
 
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100

@@ -1,4 +1,4 @@
-"""Domain exceptions. Services raise these; apps.core.handlers renders every one as docs/decisions.md's body.
+"""Domain exceptions. Services raise these; apps.core.pipeline.handlers renders every one as docs/decisions.md's body.
 
 Never raise DRF exceptions from services: views and the exception handler translate.
 """

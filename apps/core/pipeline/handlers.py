@@ -12,7 +12,7 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from apps.core.exceptions import SHORT_REASONS, DomainError, InsufficientScope, RateLimited, ServiceUnavailable
+from apps.core.domain.exceptions import SHORT_REASONS, DomainError, InsufficientScope, RateLimited, ServiceUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ Every API view renders through `ApiJSONRenderer` (REST_FRAMEWORK's DEFAULT_RENDE
 JSONRenderer, which also passes through a body already rendered by it (`Rendered`), such as a Thing's
 body or a list page kept in the cache. A kept body was rendered here when it was built, so a read
 answered from the cache and one built fresh carry the same bytes; the headers of both are decided once,
-by apps.core.views.ApiView.finalize_response.
+by apps.core.pipeline.views.ApiView.finalize_response.
 """
 from dataclasses import dataclass, field
 

@@ -15,7 +15,7 @@ components its serializers produce. Adding a version is adding a table; fields s
 """
 from dataclasses import dataclass
 
-from apps.core import versions
+from apps.core.pipeline import versions
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ class ItemsAlso:
 @dataclass(frozen=True)
 class HitsOnly:
     """Search answers are always the object `{total, hits}` (`{"total": 0, "hits": []}` on no match):
-    the answer itself is shaped by apps.core.api.paginated_response, which asks `has(version, "Search")`."""
+    the answer itself is shaped by apps.core.pipeline.api.paginated_response, which asks `has(version, "Search")`."""
 
     def apply(self, data: dict, obj, serializer) -> None:
         pass
@@ -208,7 +208,7 @@ THINGIVERSE = {
     # The object-store POST answers 200: the descriptor's `action` is the service's relay
     # (apps.uploads.flow.services.upload_descriptor).
     "UploadRelay": Kind((), ()),
-    # Paged lists answer 404 when the page has no item (apps.core.api.paginated_response).
+    # Paged lists answer 404 when the page has no item (apps.core.pipeline.api.paginated_response).
     "EmptyPage404": Kind((), ()),
 }
 
@@ -235,7 +235,7 @@ def has(version: str, kind: str) -> bool:
 
 
 def schema_hook(result, generator, request, public):
-    """drf-spectacular postprocessing hook: the document of the version asked for (apps.core.views)."""
+    """drf-spectacular postprocessing hook: the document of the version asked for (apps.core.pipeline.views)."""
     version = getattr(generator, "api_version", None) or versions.DEFAULT
     table = TABLES.get(version, {})
     schemas = result.get("components", {}).get("schemas", {})

@@ -3,15 +3,15 @@
 - `spec`: the API spec's wire and the rules of docs/decisions.md (the default of every app and request);
 - `thingiverse`: the shapes the live public service answered in its later years.
 
-The version of a request is resolved once, by `resolve` (apps.core.views.ApiView, after authentication):
+The version of a request is resolved once, by `resolve` (apps.core.pipeline.views.ApiView, after authentication):
 the `Thingyard-Version` header when the request sends one, else the version of the token's application
 (its `wire_version` field: the developer portal, the admin, `manage.py app_wire_version`), else `spec`.
 An unknown version in the header is 400 `UNKNOWN_VERSION`. The version is kept on the Django request;
 serializers and caches read it with `of(request)`, and every answer carries it back in the header.
 
-What differs between the versions is not here but in apps.core.wire (the table of changes per version).
+What differs between the versions is not here but in apps.core.pipeline.wire (the table of changes per version).
 """
-from apps.core.exceptions import DomainError
+from apps.core.domain.exceptions import DomainError
 
 SPEC = "spec"
 THINGIVERSE = "thingiverse"

@@ -1,6 +1,6 @@
 """Helpers every app's tests share: the error body's checks, Bearer clients, and the access matrix.
 
-Like the rest of apps.core this imports no app: tokens are made through django-oauth-toolkit's model
+Like apps.core, this imports no app: tokens are made through django-oauth-toolkit's model
 getters, users through the user model; the fixtures that build them (`client_for`, `user`, `access`)
 live in the root conftest.py.
 

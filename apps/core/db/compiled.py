@@ -125,7 +125,7 @@ def _instances(compiler, plan, rows) -> list:
 class CompiledIds:
     """An ordered list of ids (`build()` → a `values_list("pk", flat=True)` queryset with no per-request
     value; or of tuples, `values_list("pk", "version")`) compiled once; each request slices and counts it with its own LIMIT/OFFSET. `bound()` is what
-    Django's Paginator reads: `count()` (through apps.core.pagination's count cache, under the key the
+    Django's Paginator reads: `count()` (through apps.core.pipeline.pagination's count cache, under the key the
     queryset itself would have) and a slice."""
 
     def __init__(self, build: Callable[[], QuerySet], *, using: str = "default"):
@@ -145,7 +145,7 @@ class BoundIds:
         self.sql, self.params, self.using = sql, params, using
 
     def count(self) -> int:
-        from apps.core.pagination import LARGE_LIST, count_cached, count_fresh, count_key
+        from apps.core.pipeline.pagination import LARGE_LIST, count_cached, count_fresh, count_key
 
         key = count_key(self.sql, self.params)
         fresh = count_fresh(key)

@@ -1,5 +1,5 @@
 """Path conventions every request shares (docs/decisions.md: Requests). The API's own pipeline (token, rate
-limit, JSON-P) is the base view apps.core.views.ApiView."""
+limit, JSON-P) is the base view apps.core.pipeline.views.ApiView."""
 import re
 
 from django.conf import settings
@@ -11,9 +11,9 @@ from django.urls import Resolver404, resolve
 from django.utils.module_loading import import_string
 from rest_framework.views import APIView
 
-from apps.core.authentication import token_from_request
-from apps.core.views import json_error, not_found
-from apps.core.wsgi import RESOLVED_ATTRIBUTE
+from apps.core.pipeline.authentication import token_from_request
+from apps.core.pipeline.views import json_error, not_found
+from apps.core.pipeline.wsgi import RESOLVED_ATTRIBUTE
 
 NUL_MESSAGE = "The request contains a NUL character, which no text field or path parameter accepts"
 # A JSON `\u0000` escape: preceded by an even number of backslashes (an odd run would escape the
@@ -95,7 +95,7 @@ class OptionalTrailingSlashMiddleware:
         # PageMiddleware reads this: the path is answered by an API view (resolved once, here).
         request.thingyard_api_view = _is_api_view(match)
         if urlconf is None:
-            setattr(request, RESOLVED_ATTRIBUTE, (request.path_info, match))  # the handler's (apps.core.wsgi)
+            setattr(request, RESOLVED_ATTRIBUTE, (request.path_info, match))  # the handler's (apps.core.pipeline.wsgi)
         return self.get_response(request)
 
 
@@ -103,7 +103,7 @@ class PageMiddleware:
     """The middleware only pages need (sessions, CSRF, authentication by session, messages), skipped for
     an API call that carries a token and no session cookie (issue 17: the API path pays for none of it).
 
-    Such a call is authenticated by its token alone (apps.core.authentication), DRF's views are exempt
+    Such a call is authenticated by its token alone (apps.core.pipeline.authentication), DRF's views are exempt
     from Django's CSRF check, and nothing in the API reads a session or messages: running these costs
     time and changes nothing on the wire. A request with a session cookie (the site's own pages and
     any API call a browser makes with its session) goes through all of them, as before; so does any

@@ -1,6 +1,6 @@
 """JSON-P (docs/decisions.md: JSON-P and CORS): any API GET takes `callback` and answers it as JavaScript.
 
-Applied by the base API view (apps.core.views.ApiView), never to the site's pages.
+Applied by the base API view (apps.core.pipeline.views.ApiView), never to the site's pages.
 """
 import re
 

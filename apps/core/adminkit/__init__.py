@@ -1,0 +1,2 @@
+"""The admin kit: the base classes and the moderators' dashboard every app's admin module uses.
+"""

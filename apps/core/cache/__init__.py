@@ -1,0 +1,2 @@
+"""The cache: Django's Redis cache, failing open (settings CACHES BACKEND).
+"""

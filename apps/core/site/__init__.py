@@ -1,0 +1,3 @@
+"""The site's conventions: what every app's pages module shares, the page-section registry, the
+static files of npm packages.
+"""
