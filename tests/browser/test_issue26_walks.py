@@ -47,7 +47,9 @@ def test_a_member_resets_a_forgotten_password_from_the_mail_file(visitor, live_s
     assert len(mails) == 1, mails
     text = mails[0].read_text()
     assert "To: ada@example.com" in text
-    link = re.search(r"https?://\S+/reset/[^/\s]+/[^/\s]+/", text).group(0)
+    found = re.search(r"https?://\S+/reset/[^/\s]+/[^/\s]+/", text)
+    assert found is not None, text
+    link = found.group(0)
     assert link.startswith(live_server.url)
 
     page.goto(link)
