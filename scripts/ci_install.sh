@@ -2,7 +2,7 @@
 # CI's installs, reused while the lockfiles are unchanged (issue 23): `.ci/run` calls this in a fresh clone.
 #
 # - The virtualenv (`make install-test`: .[dev,test] from pyproject.toml) is kept in the cache keyed by a
-#   hash of pyproject.toml, the Makefile's install recipe and the Python version. A hit copies it into the
+#   hash of pyproject.toml's install inputs, the Makefile's install recipe and the Python version. A hit copies it into the
 #   clone (hard links on the same file system: a second instead of a minute; Python and pip replace
 #   files rather than write into them, so the cache is not changed through them) and points its scripts
 #   and the editable install at the clone (the rewrite any copied virtualenv needs); a miss installs as before (pip's wheel cache, ~/.cache/pip, spares
@@ -19,7 +19,18 @@ root=$(pwd -P)
 cache=${THINGYARD_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/thingyard-ci}
 
 python_bin=${PYTHON:-python3}
-venv_key=$( { cat pyproject.toml; sed -n '/^\$(PY):/,/^install-test:/p' Makefile; "$python_bin" --version; } \
+# Only what the install reads: the project's dependencies, extras, entry points and build system (a change
+# to the tools' settings in pyproject.toml, an import contract or mypy's, reinstalls nothing).
+install_inputs() {
+  "$python_bin" - <<'PYEOF'
+import json, tomllib
+with open("pyproject.toml", "rb") as fh:
+    data = tomllib.load(fh)
+tool = data.get("tool", {})
+print(json.dumps([data.get("project"), data.get("build-system"), tool.get("setuptools")], sort_keys=True))
+PYEOF
+}
+venv_key=$( { install_inputs; sed -n '/^\$(PY):/,/^install-test:/p' Makefile; "$python_bin" --version; } \
   | sha256sum | cut -c1-16)
 node_key=$( { cat package.json package-lock.json; node --version 2>/dev/null || true; } | sha256sum | cut -c1-16)
 

@@ -239,14 +239,16 @@ PAGES = [
     # count, page of groups with their counts
     Page("groups", _groups, 2),
     # the group, members, topics, count and page of its Things
-    Page("group", _group, 5, shows=lambda html, n: html.count("/topics/") == min(n, 20)),
+    Page("group", _group, 6,  # + the follower count and whether the viewer follows (issue 26)
+         shows=lambda html, n: html.count("/topics/") == min(n, 20)),
     # the topic with its group, the comments
     Page("group topic", _topic, 2, shows=lambda html, n: html.count('class="comment"') == n),
     # the user, count, page (Things, makes, likes); collections add their thumbnails' Things
-    Page("profile Things", _profile(""), 3),
-    Page("profile makes", _profile("makes"), 3, shows=_cards),
-    Page("profile collections", _profile("collections"), 4),
-    Page("profile likes", _profile("likes"), 3),
+    # Each profile tab: + the follower count and whether the viewer follows, in one statement (issue 26).
+    Page("profile Things", _profile(""), 4),
+    Page("profile makes", _profile("makes"), 4, shows=_cards),
+    Page("profile collections", _profile("collections"), 5),
+    Page("profile likes", _profile("likes"), 4),
     # session, user, unread count, count, page of messages
     Page("messages", _messages, 5, signed_in=True),
     # session, user, count, page of orders
