@@ -14,14 +14,19 @@ from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 pytest_plugins = ["tests.browser.fixtures"]
 
 
-# Under pytest-xdist (`make test`: `-n 2 --dist loadgroup`) these run one after another on one worker,
+# Under pytest-xdist (`make test`: `-n 3 --dist loadgroup`) these run one after another on one worker,
 # each kind beside the other worker's tests: the fault stack is built once per worker that runs a fault
 # test (a private PostgreSQL, Redis and gunicorn), and two Chromiums drawing WebGL in software at once
 # would starve each other of the 2 cores.
-SERIAL_GROUPS = {"faults": "faults", "browser": "browser"}
+# The browser tests are two such groups: those that draw the 3D viewer (marked `webgl`) and the rest, so
+# two Chromiums run at once but never two drawing WebGL.
+SERIAL_GROUPS = {"faults": "faults", "webgl": "browser-webgl", "browser": "browser"}
 
 
 def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "webgl: a browser test that draws the 3D viewer (software WebGL): one at a time (SERIAL_GROUPS)"
+    )
     config.addinivalue_line(
         "markers",
         "caches_off: the request-path caches off for this test (the token row, the fast path, Thing bodies "

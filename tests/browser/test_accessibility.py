@@ -48,7 +48,7 @@ from apps.uploads.tests.file_factories import put
 
 from .test_site_flows import ring_stl
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.webgl, pytest.mark.django_db(transaction=True)]
 
 AXE = Path(settings.BASE_DIR) / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")

@@ -35,7 +35,7 @@ from apps.uploads.models import Image, ProcessingStatus, ThingFile
 from apps.uploads.processing import services as processing
 from apps.uploads.tests.file_factories import put
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.webgl, pytest.mark.django_db(transaction=True)]
 
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
