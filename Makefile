@@ -37,8 +37,10 @@ run: $(STAMP_DEV) $(NODE_STAMP)
 
 ## The whole suite against the real PostgreSQL and Redis (DATABASE_URL / REDIS_URL; local servers by default),
 ## on TEST_WORKERS pytest-xdist workers, each with its own test database (test_<name>_gw0..) and Redis number
-## (REDIS_URL's + 1..); the fault suite and the browser tests each run on one worker (--dist loadgroup).
-TEST_WORKERS ?= 3
+## (REDIS_URL's + 1..), cloned from one template migrated once per run; the fault suite and the two groups of
+## browser tests each run on one worker (--dist loadgroup). Four workers on two cores: about a third of the
+## suite's time is waiting (servers starting, fault timeouts, browsers), which the other workers fill.
+TEST_WORKERS ?= 4
 test: $(STAMP_TEST) $(NODE_STAMP)
 	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
