@@ -24,6 +24,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from apps.core.pipeline.cors import origin_of
 from apps.core.domain.exceptions import DomainError, NotFound
 from apps.core.pipeline.views import json_error
+from apps.core.site.pages import json_body
 from apps.oauth import rules as oauth_rules
 from apps.oauth import selectors as oauth_selectors
 from apps.oauth import services as oauth_services
@@ -35,17 +36,6 @@ from apps.things.selectors import thing_get_own
 from apps.uploads.links import file_thumbnail_url, formatted_size
 
 DOCS_IMAGE_DIR = settings.BASE_DIR / "docs" / "img"
-
-
-def _body(request) -> dict:
-    """A JSON object body, or the form fields; anything else is no fields."""
-    if request.content_type == "application/json":
-        try:
-            data = json.loads(request.body or b"{}")
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return {}
-        return data if isinstance(data, dict) else {}
-    return request.POST.dict()
 
 
 def _domain_error(exc: DomainError):
@@ -71,7 +61,7 @@ def launch(request):
     where to authorize the app first."""
     if not request.user.is_authenticated:
         return _unauthenticated()
-    data = _body(request)
+    data = json_body(request)
     try:
         application = selectors.thing_app_get(
             data.get("client_id"), site_urls=selectors.site_urls_for(request)
@@ -110,7 +100,7 @@ def verify(request):
     token of that app for the signed-in user (the host checks tokens it did not issue itself here)."""
     if not request.user.is_authenticated:
         return _unauthenticated()
-    data = _body(request)
+    data = json_body(request)
     client_id = data.get("client_id")
     valid = isinstance(client_id, str) and selectors.host_token_belongs(
         token=data.get("access_token"), client_id=client_id, user=request.user
