@@ -49,6 +49,7 @@ from apps.accounts.tests.factories import UserFactory
 from apps.developers.docs import PAGES
 from apps.oauth.tests.factories import APP_SECRET, AccessTokenFactory, ApplicationFactory
 from apps.oauth.tests.flow import exchange_form, get_code, parse_form, token_params
+from apps.uploads.tests.upload_helpers import ASCII_STL
 
 QUICK_START = "http://127.0.0.1:8000"
 CALLBACK = "https://app.example/callback"
@@ -236,7 +237,7 @@ class Setup:
         self.values["client_id"] = self.app.client_id
 
     def need_stl_file(self):
-        (self.workdir / "bracket.stl").write_bytes(STL)
+        (self.workdir / "bracket.stl").write_bytes(ASCII_STL)
 
     def need_webhook_delivery(self):
         """A receiver on loopback gets a real `ping` from Thingyard; its headers and raw body are saved as
@@ -270,39 +271,6 @@ class Setup:
         (self.workdir / "body.bin").write_bytes(received["body"])
         self.values["webhook_secret"] = self.app.webhook_secret
 
-
-# A closed tetrahedron: a valid mesh for the upload examples (ASCII STL).
-STL = b"""solid clip
-facet normal 0 0 -1
-outer loop
-vertex 0 0 0
-vertex 0 10 0
-vertex 10 0 0
-endloop
-endfacet
-facet normal 0 -1 0
-outer loop
-vertex 0 0 0
-vertex 10 0 0
-vertex 0 0 10
-endloop
-endfacet
-facet normal -1 0 0
-outer loop
-vertex 0 0 0
-vertex 0 0 10
-vertex 0 10 0
-endloop
-endfacet
-facet normal 0.577 0.577 0.577
-outer loop
-vertex 10 0 0
-vertex 0 10 0
-vertex 0 0 10
-endloop
-endfacet
-endsolid clip
-"""
 
 # Code appended to an example (`then=`): it calls what the example defines.
 CHECKS = {

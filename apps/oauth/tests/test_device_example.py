@@ -14,39 +14,9 @@ from apps.accounts.tests.factories import UserFactory
 from apps.oauth.tests.device import approve_over_http
 from apps.oauth.tests.factories import ApplicationFactory
 from apps.things.models import Thing
+from apps.uploads.tests.upload_helpers import ASCII_STL
 
 CLIENT = Path(settings.BASE_DIR) / "examples" / "device-upload" / "thingyard_upload.py"
-STL = b"""solid t
-facet normal 0 0 -1
-outer loop
-vertex 0 0 0
-vertex 0 10 0
-vertex 10 0 0
-endloop
-endfacet
-facet normal 0 -1 0
-outer loop
-vertex 0 0 0
-vertex 10 0 0
-vertex 0 0 10
-endloop
-endfacet
-facet normal -1 0 0
-outer loop
-vertex 0 0 0
-vertex 0 0 10
-vertex 0 10 0
-endloop
-endfacet
-facet normal 0.577 0.577 0.577
-outer loop
-vertex 10 0 0
-vertex 0 10 0
-vertex 0 0 10
-endloop
-endfacet
-endsolid t
-"""
 
 
 def _run_client(args, *, approve_as: str, live_url: str, allow: bool = True):
@@ -75,7 +45,7 @@ def test_the_example_client_signs_in_by_device_code_and_uploads_a_file(site_urls
     browser = Client()
     browser.force_login(person)
     model = tmp_path / "bracket.stl"
-    model.write_bytes(STL)
+    model.write_bytes(ASCII_STL)
 
     code, output = _run_client(
         ["--client-id", app.client_id, "--name", "Shelf bracket", str(model)],
@@ -97,7 +67,7 @@ def test_the_example_client_stops_when_the_person_denies(site_urls, tmp_path):
     browser = Client()
     browser.force_login(person)
     model = tmp_path / "part.stl"
-    model.write_bytes(STL)
+    model.write_bytes(ASCII_STL)
     code, output = _run_client(
         ["--client-id", app.client_id, str(model)],
         approve_as=browser.cookies[settings.SESSION_COOKIE_NAME].value,

@@ -10,6 +10,40 @@ from apps.uploads.flow import services
 from apps.uploads.models import Upload
 
 
+# A closed tetrahedron as an ASCII STL: what the docs' upload examples and the device example send.
+ASCII_STL = b"""solid clip
+facet normal 0 0 -1
+outer loop
+vertex 0 0 0
+vertex 0 10 0
+vertex 10 0 0
+endloop
+endfacet
+facet normal 0 -1 0
+outer loop
+vertex 0 0 0
+vertex 10 0 0
+vertex 0 0 10
+endloop
+endfacet
+facet normal -1 0 0
+outer loop
+vertex 0 0 0
+vertex 0 0 10
+vertex 0 10 0
+endloop
+endfacet
+facet normal 0.577 0.577 0.577
+outer loop
+vertex 10 0 0
+vertex 0 10 0
+vertex 0 0 10
+endloop
+endfacet
+endsolid clip
+"""
+
+
 def stl_bytes() -> bytes:
     """A binary STL of a closed tetrahedron (10 mm edges)."""
     triangles = [
