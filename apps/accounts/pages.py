@@ -185,11 +185,17 @@ def account_send_verification(request):
 
 def verify_email(request, token):
     """/account/verify/<token>: the link of the verification mail (spec §4.1 verify-account)."""
+    return _mailed_link(request, "accounts/verify_email.html", "verified_user",
+                        lambda: services.user_verify_email(token=token))
+
+
+def _mailed_link(request, template: str, name: str, confirm):
+    """A link sent by mail, opened: `confirm()`'s user shown as `name`, or its rule's message with 400."""
     try:
-        user = services.user_verify_email(token=token)
+        user = confirm()
     except RuleViolation as exc:
-        return render(request, "accounts/verify_email.html", {"error": exc.message}, status=400)
-    return render(request, "accounts/verify_email.html", {"verified_user": user})
+        return render(request, template, {"error": exc.message}, status=400)
+    return render(request, template, {name: user})
 
 
 # --- private messages (what GET /users/unread-message-count counts) ---------------------------------
@@ -358,11 +364,8 @@ def account_email(request):
 
 def email_change_confirm(request, token):
     """/account/email/confirm/<token>: the link of the confirmation mail."""
-    try:
-        user = services.user_email_change_confirm(token=token)
-    except RuleViolation as exc:
-        return render(request, "accounts/email_change_confirm.html", {"error": exc.message}, status=400)
-    return render(request, "accounts/email_change_confirm.html", {"changed_user": user})
+    return _mailed_link(request, "accounts/email_change_confirm.html", "changed_user",
+                        lambda: services.user_email_change_confirm(token=token))
 
 
 @login_required
