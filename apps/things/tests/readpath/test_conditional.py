@@ -12,14 +12,6 @@ from apps.things.tests.factories import ThingFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(params=["caches off", "caches on"])
-def caches(request, settings):
-    on = request.param == "caches on"
-    settings.THING_BODY_CACHE_SECONDS = 600 if on else 0
-    settings.OAUTH_TOKEN_CACHE_SECONDS = 5 if on else 0
-    return on
-
-
 @pytest.fixture
 def owner(db):
     return UserFactory()

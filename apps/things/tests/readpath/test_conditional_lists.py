@@ -14,14 +14,6 @@ pytestmark = pytest.mark.django_db
 LISTS = ["/newest/?per_page=5", "/popular/", "/featured/", "/tags/", "/categories/"]
 
 
-@pytest.fixture(params=["caches off", "caches on"])
-def caches(request, settings):
-    on = request.param == "caches on"
-    settings.THING_BODY_CACHE_SECONDS = 600 if on else 0
-    settings.OAUTH_TOKEN_CACHE_SECONDS = 5 if on else 0
-    return on
-
-
 @pytest.fixture
 def catalogue(other_user):
     things = [ThingFactory(creator=other_user, tags=["clip"]) for _ in range(4)]

@@ -16,14 +16,6 @@ pytestmark = pytest.mark.django_db
 WORD = "quokkaplate"
 
 
-@pytest.fixture(params=["caches off", "caches on"])
-def caches(request, settings):
-    on = request.param == "caches on"
-    settings.THING_BODY_CACHE_SECONDS = 600 if on else 0
-    settings.OAUTH_TOKEN_CACHE_SECONDS = 5 if on else 0
-    return on
-
-
 def _make_private(thing) -> None:
     thing.is_private = True
     thing.save(update_fields=["is_private"])  # the admin's change form…
