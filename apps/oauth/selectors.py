@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from oauth2_provider.models import get_access_token_model, get_application_model
 
+from apps.core.db import statement_cursor
 from apps.core.security import throttle
 from apps.oauth import rules
 from apps.oauth.models import AppAuthorization
@@ -123,7 +124,7 @@ def access_token_get_active(*, token: str, row=None):
         row = cache.get(key)
     cached = row is not None
     if row is None:
-        with connection.cursor() as cursor:
+        with statement_cursor() as cursor:
             cursor.execute(_ACTIVE_TOKEN_SQL.sql, [checksum])
             row = cursor.fetchone()
         if row is None:

@@ -129,11 +129,11 @@ def thing_short_list(
     if missing:
         serializer = ThingShortSerializer(context={"request": request, "wire_version": wire_version})
         if rows is None:
-            rows = selectors.thing_short_queryset()  # built only on a miss: building it costs
-        elif callable(rows):
-            rows = rows()
+            found_rows = selectors.thing_short_rows(missing)  # one statement compiled once
+        else:
+            found_rows = (rows() if callable(rows) else rows).filter(pk__in=missing)
         store = {}
-        for thing in rows.filter(pk__in=missing):
+        for thing in found_rows:
             data = serializer.to_representation(thing)
             shorts[thing.pk] = data
             public = thing.is_published and not thing.is_hidden and not thing.is_private

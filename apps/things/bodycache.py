@@ -33,6 +33,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import F
 
+from apps.core.db import statement_cursor
 from apps.core.pipeline.lookups import viewer_id
 
 BODY_PREFIX = "thing-body:"  # thing-body:<id> → (version, public body, rendered public body)
@@ -104,7 +105,7 @@ def thing_state(thing_id: int, uid: int | None) -> tuple[int, bool, bool, bool] 
     if not 0 < int(thing_id) < 2**63:
         return None  # no such id (and none PostgreSQL's bigint could compare)
     user = -1 if uid is None else int(uid)
-    with connection.cursor() as cursor:
+    with statement_cursor() as cursor:
         cursor.execute(_state_sql(), [user, user, int(thing_id)])
         row = cursor.fetchone()
     if row is None:
@@ -144,6 +145,6 @@ def thing_versions(ids) -> dict[int, tuple[int, bool]]:
         rows = Thing.objects.filter(pk__in=ids).values_list("pk", "version", "is_published", "is_hidden",
                                                              "is_private")
         return {pk: (v, pub and not hid and not priv) for pk, v, pub, hid, priv in rows}
-    with connection.cursor() as cursor:
+    with statement_cursor() as cursor:
         cursor.execute(_versions_sql(), [ids])
         return {int(pk): (int(v), bool(public)) for pk, v, public in cursor.fetchall()}

@@ -43,10 +43,12 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
     """A page of the Things list `things()` builds. With the body cache: the page's ids by the list's own
     filter and order (a lean statement: no picture join), then each Thing's cached short form;
     a public list (`list_name`, bodies.LIST_PAGES) read by a viewer who is not staff is kept rendered."""
-    if not bodycache.cache_seconds():
-        return paginated_response(request, things(), ThingShortSerializer, view=view)
-
     staff = viewer_sees_hidden(request.user)
+    if not bodycache.cache_seconds():
+        # A named public list's page is one statement compiled once (the first read's cost).
+        rows = selectors.thing_list_rows_compiled(list_name) if list_name and not staff else None
+        return paginated_response(request, rows.bound() if rows else things(), ThingShortSerializer, view=view)
+
     compiled = selectors.thing_list_ids_compiled(list_name) if list_name and not staff else None
 
     def ids_page():

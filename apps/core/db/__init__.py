@@ -1,3 +1,13 @@
 """The database: Django's PostgreSQL backend with dead-connection recovery (ENGINE
 `apps.core.db.postgresql`) and querysets compiled to SQL once per process.
 """
+from django.db import DEFAULT_DB_ALIAS, connections
+
+
+def statement_cursor(using: str = DEFAULT_DB_ALIAS):
+    """A cursor for a statement whose text is the same on every call (only its parameters change):
+    prepared once per connection on PostgreSQL (apps.core.db.postgresql), an ordinary cursor elsewhere
+    (the quick start's SQLite)."""
+    connection = connections[using]
+    prepared = getattr(connection, "prepared_cursor", None)
+    return prepared() if prepared is not None else connection.cursor()

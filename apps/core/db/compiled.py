@@ -22,9 +22,10 @@ import threading
 from collections.abc import Callable
 
 from django.core.exceptions import EmptyResultSet
-from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
+
+from apps.core.db import statement_cursor
 
 _PLACEHOLDER_BASE = -(2**62)
 
@@ -59,14 +60,28 @@ class CompiledQuery:
         compiled = self._compiled or self._compile()
         if compiled is None:
             return list(self._build(*values))
-        compiler, sql, params, positions, plan = compiled
-        bound = list(params)
-        for index, slot in positions:
+        return self._run(compiled, compiled[1], self._bound(compiled, values))
+
+    def window(self, limit: int, offset: int, *values) -> list:
+        """`objects(*values)` from `offset`, at most `limit` of them: the statement's LIMIT/OFFSET are
+        parameters too, so every page of a list is the one prepared statement."""
+        compiled = self._compiled or self._compile()
+        if compiled is None:
+            return list(self._build(*values)[offset: offset + limit])
+        return self._run(compiled, f"{compiled[1]} LIMIT %s OFFSET %s", [*self._bound(compiled, values), limit, offset])
+
+    @staticmethod
+    def _bound(compiled, values) -> list:
+        bound = list(compiled[2])
+        for index, slot in compiled[3]:
             bound[index] = values[slot]
-        with connections[self._using].cursor() as cursor:
+        return bound
+
+    def _run(self, compiled, sql: str, bound: list) -> list:
+        with statement_cursor(self._using) as cursor:
             cursor.execute(sql, bound)
             rows = cursor.fetchall()
-        return _instances(compiler, plan, rows)
+        return _instances(compiled[0], compiled[4], rows)
 
     def _compile(self):
         if self._unsupported:
@@ -103,16 +118,20 @@ def _plan(compiler, using: str):
     start, end = select_fields[0], select_fields[-1] + 1
     init_list = [column[0].target.attname for column in select[start:end]]
     populators = get_related_populators(klass_info, select, using)  # type: ignore[call-arg]  # stubs: a newer Django
+    # The field converters, worked out once (results_iter would again for every statement run).
+    converters = compiler.get_converters([column[0] for column in select[: compiler.col_count]])
     return (klass_info["model"], init_list, start, end, populators,
-            dict(compiler.annotation_col_map or {}), using)
+            dict(compiler.annotation_col_map or {}), using, converters)
 
 
 def _instances(compiler, plan, rows) -> list:
-    model, init_list, start, end, populators, annotations, using = plan
+    model, init_list, start, end, populators, annotations, using, converters = plan
     if compiler.has_extra_select:
         rows = [row[: compiler.col_count] for row in rows]
+    if converters:
+        rows = compiler.apply_converters(rows, converters)
     found = []
-    for row in compiler.results_iter([rows]):
+    for row in rows:
         obj = model.from_db(using, init_list, row[start:end])
         for populator in populators:
             populator.populate(row, obj)
@@ -140,6 +159,40 @@ class CompiledIds:
         return BoundIds(self._sql[0], self._sql[1], self._using)
 
 
+class CompiledRows:
+    """An ordered list of model instances (`build()` → a queryset with no per-request value) compiled
+    once, read a page at a time with its own LIMIT/OFFSET (`bound()`: what Django's Paginator reads).
+    The count is `count_source`'s (the list's CompiledIds: the same rows, a cheaper statement)."""
+
+    def __init__(self, build: Callable[[], QuerySet], *, count_source: "CompiledIds", using: str = "default"):
+        self._query = CompiledQuery(build, slots=0, using=using)
+        self._count_source = count_source
+
+    def bound(self) -> "BoundRows":
+        return BoundRows(self._query, self._count_source.bound())
+
+
+class BoundRows:
+    def __init__(self, query: CompiledQuery, ids: "BoundIds"):
+        self._query, self._ids = query, ids
+
+    def count(self) -> int:
+        return self._ids.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window):
+        start, stop = _page_window(window)
+        return self._query.window(max(0, stop - start), start)
+
+
+def _page_window(window) -> tuple[int, int]:
+    if not isinstance(window, slice) or window.step is not None or window.stop is None:
+        raise TypeError("a compiled list is read a page at a time")
+    return window.start or 0, window.stop
+
+
 class BoundIds:
     def __init__(self, sql: str, params: tuple, using: str):
         self.sql, self.params, self.using = sql, params, using
@@ -160,16 +213,12 @@ class BoundIds:
         return self.count()
 
     def __getitem__(self, window):
-        if not isinstance(window, slice) or window.step is not None:
-            raise TypeError("a compiled id list is read a page at a time")
-        start, stop = window.start or 0, window.stop
-        if stop is None:
-            raise TypeError("a compiled id list is read a page at a time")
-        with connections[self.using].cursor() as cursor:
+        start, stop = _page_window(window)
+        with statement_cursor(self.using) as cursor:
             cursor.execute(f"{self.sql} LIMIT %s OFFSET %s", (*self.params, max(0, stop - start), start))
             return [row[0] if len(row) == 1 else tuple(row) for row in cursor.fetchall()]
 
     def _scalar(self, sql: str, params) -> int:
-        with connections[self.using].cursor() as cursor:
+        with statement_cursor(self.using) as cursor:
             cursor.execute(sql, params)
             return cursor.fetchone()[0]

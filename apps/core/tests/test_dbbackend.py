@@ -81,3 +81,58 @@ def test_a_connection_lost_inside_a_transaction_raises():
             _select_one()
     connection.close()
 
+
+
+# --- prepared statements (issue 24, first reads) ---------------------------------------------------
+
+
+def _prepared_on_server() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _prepared_select(value: int) -> int:
+    from apps.core.db import statement_cursor
+
+    with statement_cursor() as cursor:
+        cursor.execute("SELECT %s::int + 0 AS thingyard_prepared_probe", [value])
+        return cursor.fetchone()[0]
+
+
+def test_a_fixed_statement_is_prepared_once_per_connection_and_run_with_each_calls_values():
+    assert [_prepared_select(n) for n in (1, 2, 3)] == [1, 2, 3]
+    probes = [s for s in _prepared_on_server() if "thingyard_prepared_probe" in s]
+    assert len(probes) == 1  # parsed and planned once, executed by name after that
+
+
+def test_ordinary_statements_are_not_prepared():
+    for _ in range(10):
+        _select_one()
+    assert not [s for s in _prepared_on_server() if s.strip() == "SELECT 1"]
+
+
+def test_a_prepared_statement_is_logged_with_its_values():
+    with CaptureQueriesContext(connection) as queries:
+        _prepared_select(41)
+    assert "41" in queries.captured_queries[-1]["sql"]
+
+
+def test_a_prepared_statement_survives_the_server_dropping_the_connection():
+    connection.ensure_connection()
+    _prepared_select(1)
+    _request_boundary()
+    _server_drops_connection()
+    assert _prepared_select(7) == 7  # the reconnect above, with a prepared cursor again
+    assert [s for s in _prepared_on_server() if "thingyard_prepared_probe" in s]
+
+
+def test_a_pooler_setting_turns_preparing_off():
+    wrapper = connections["default"]
+    options = wrapper.settings_dict["OPTIONS"]
+    options["prepare_threshold"] = None
+    try:
+        assert wrapper.get_connection_params()["prepare_threshold"] is None
+    finally:
+        del options["prepare_threshold"]
+    assert wrapper.get_connection_params()["prepare_threshold"] > 10**6

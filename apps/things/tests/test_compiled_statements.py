@@ -88,3 +88,39 @@ def test_a_compiled_list_pages_and_counts_as_its_queryset(name):
     assert bound.count() == queryset.count()
     for start in range(0, 9, 3):
         assert bound[start:start + 3] == list(queryset[start:start + 3])
+
+
+@pytest.mark.parametrize("name", ["newest", "featured"])
+def test_a_compiled_page_of_short_things_is_the_querysets_page(name):
+    from django.utils import timezone
+
+    from apps.core.domain.moderation import moderation_hide
+    from apps.things.models import Thing
+
+    things = [ThingFactory(tags=["t"]) for _ in range(7)] + [ThingFactory(is_published=False)]
+    Thing.objects.filter(pk__in=[t.pk for t in things[::2]]).update(is_featured=True, featured_at=timezone.now())
+    moderation_hide(obj=things[2], reason="spam", by=None)
+    queryset = {"newest": selectors.thing_list_newest, "featured": selectors.thing_list_featured}[name](
+        viewer=UserFactory()
+    )
+    rows = selectors.thing_list_rows_compiled(name)
+    assert rows is not None
+    bound = rows.bound()
+    assert bound.count() == queryset.count()
+    for start in range(0, 9, 3):
+        with CaptureQueriesContext(connection) as queries:
+            page = bound[start:start + 3]
+        assert [_seen(t) for t in page] == [_seen(t) for t in queryset[start:start + 3]]
+        assert len(queries.captured_queries) == 1  # creators and pictures joined, no query per row
+
+
+def test_short_things_by_ids_are_one_statement_for_any_number_of_ids():
+    things = [ThingFactory() for _ in range(4)]
+    ids = [t.pk for t in things]
+    expected = {t.pk: _seen(t) for t in selectors.thing_short_queryset().filter(pk__in=ids)}
+    for chosen in (ids[:1], ids, [*ids[1:3], 10**12]):
+        with CaptureQueriesContext(connection) as queries:
+            found = selectors.thing_short_rows(chosen)
+        assert {t.pk: _seen(t) for t in found} == {pk: expected[pk] for pk in chosen if pk in expected}
+        assert len(queries.captured_queries) == 1
+    assert selectors._SHORT_BY_IDS._compiled is not None  # compiled, not run as a queryset each time
