@@ -5,6 +5,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
 
+from apps.core.db.loading import LeanFromDb
 from apps.core.domain.licenses import USER_LICENSE_CHOICES
 
 username_validator = RegexValidator(
@@ -37,7 +38,7 @@ RESERVED_USERNAMES = {
 
 
 # django-stubs cannot name the reverse manager of DOT's swapped Application ("%(app_label)s_%(class)s").
-class User(AbstractUser):  # type: ignore[django-manager-missing]
+class User(LeanFromDb, AbstractUser):  # type: ignore[django-manager-missing]
     """A Thingyard user. `username` is the spec's `name`."""
 
     class NotifyEmail(models.TextChoices):

@@ -6,6 +6,7 @@ from django.db import models
 from django.urls import reverse
 from oauth2_provider.models import AbstractApplication
 
+from apps.core.db.loading import LeanFromDb
 from apps.core.pipeline import versions
 from apps.oauth.device.models import DeviceGrant  # noqa: F401  (device sign-in's model, in its own module)
 
@@ -15,7 +16,7 @@ def new_webhook_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
 
 
-class Application(AbstractApplication):
+class Application(LeanFromDb, AbstractApplication):
     """A registered third-party app (spec §5 registration fields), swapped in for DOT's model."""
 
     class AppType(models.TextChoices):
@@ -77,7 +78,7 @@ class Application(AbstractApplication):
         return bool(application_grant_types(app_type=self.app_type) & set(grant_types))
 
 
-class AppAuthorization(models.Model):
+class AppAuthorization(LeanFromDb, models.Model):
     """A user's consent to an app: counts toward the 10-user limit and lists the user's authorized apps."""
 
     application = models.ForeignKey(

@@ -249,7 +249,8 @@ class _TokenJoin:
         """Model instances from a query's row, or from a cached one (`cached`)."""
         converters = self._cached_converters if cached else self._converters
         parts_fields = self._cached_fields if cached else self._fields
-        row = [self._convert(converters, index, value) for index, value in enumerate(row)]
+        if self._converting[cached]:
+            row = [self._convert(converters, index, value) for index, value in enumerate(row)]
         parts: list = []
         start = 0
         for model, fields in zip(self._models, parts_fields):
@@ -265,6 +266,11 @@ class _TokenJoin:
         # The user's consent to the app (None without one), for apps.oauth.usage.
         access_token.thingyard_authorization = authorization
         return access_token
+
+    @cached_property
+    def _converting(self) -> tuple[bool, bool]:
+        """Whether any column needs a converter at all (none on PostgreSQL): (query row, cached row)."""
+        return any(found for found, _ in self._converters), any(found for found, _ in self._cached_converters)
 
     @staticmethod
     def _convert(converters, index: int, value):

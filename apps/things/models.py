@@ -3,6 +3,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models.functions import Lower
 
+from apps.core.db.loading import LeanFromDb
 from apps.core.domain.licenses import THING_LICENSE_CHOICES
 from apps.core.domain.moderation import Moderated
 
@@ -37,7 +38,7 @@ class Tag(models.Model):
         return self.name
 
 
-class Thing(Moderated):
+class Thing(LeanFromDb, Moderated):
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="things")
     name = models.CharField(max_length=255)
     description = models.TextField(blank=True, max_length=50000)

@@ -7,6 +7,8 @@ applies it to a user's avatar/cover. Processing then renders sizes, thumbnails a
 from django.conf import settings
 from django.db import models
 
+from apps.core.db.loading import LeanFromDb
+
 
 class Upload(models.Model):
     class Kind(models.TextChoices):
@@ -89,7 +91,7 @@ RENDERS_LAST = models.Case(
 )
 
 
-class Image(models.Model):
+class Image(LeanFromDb, models.Model):
     """An image of a Thing or of a copy (make). `sizes` lists the rendered variants (docs/decisions.md).
 
     `source_file` is set on a render: the image processing made of a mesh file (docs/decisions.md: Thing

@@ -104,6 +104,17 @@ class ApiView(APIView):
         self.check_permissions(request)
         self.check_scope(request)
 
+    def perform_content_negotiation(self, request, force=False):
+        # The usual request names no media type or only JSON, and there is one renderer: DRF's answer
+        # is that renderer and its own media type, without parsing the header (a first read's cost).
+        # Anything else (another Accept, `?format=`, a view with its own renderers) is DRF's to decide.
+        accept = request.META.get("HTTP_ACCEPT")
+        if (accept is None or accept in _PLAIN_ACCEPTS) and len(self.renderer_classes) == 1 \
+                and not self.format_kwarg and "format" not in request._request.GET:
+            renderer = self.renderer_classes[0]()
+            return renderer, renderer.media_type
+        return super().perform_content_negotiation(request, force)
+
     def check_scope(self, request) -> None:
         """docs/security.md (issue 22, finding 1): every unsafe method of every API view needs a token
         with the `write` scope, reads answered from the cache included (they go through this pipeline)."""
@@ -165,6 +176,9 @@ class ApiView(APIView):
                 response.content = b""
             if response.has_header("Content-Type"):
                 del response["Content-Type"]
+
+
+_PLAIN_ACCEPTS = frozenset({"*/*", "application/json"})
 
 
 def body_etag(body: bytes) -> str:

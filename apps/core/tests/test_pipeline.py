@@ -34,3 +34,31 @@ def test_the_rate_limit_is_checked_before_the_permissions(app_client):
     second = app_client.get("/echo")
     assert second.status_code == 429
     assert second["X-RateLimit-Remaining"] == "0"
+
+
+@pytest.mark.parametrize("accept", [None, "*/*", "application/json", "application/json; indent=4", "text/html",
+                                    "application/xml", "text/html,application/xhtml+xml,*/*;q=0.8"])
+@pytest.mark.parametrize("query", ["", "?format=json", "?format=api"])
+def test_content_negotiation_answers_as_drfs(accept, query):
+    """ApiView decides the usual Accept headers without parsing them (a first read's cost): the same
+    renderer and media type as DRF's negotiation, or the same refusal."""
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+    from rest_framework.views import APIView
+
+    from apps.core.pipeline.views import ApiView
+
+    headers = {} if accept is None else {"HTTP_ACCEPT": accept}
+    raw = APIRequestFactory().get("/things/1/" + query, **headers)
+
+    def negotiate(method):
+        view = ApiView()
+        view.format_kwarg = None
+        view.request = request = Request(raw)
+        try:
+            renderer, media_type = method(view, request)
+        except Exception as exc:  # noqa: BLE001  (the refusal is what is compared)
+            return type(exc)
+        return type(renderer), media_type
+
+    assert negotiate(ApiView.perform_content_negotiation) == negotiate(APIView.perform_content_negotiation)

@@ -1,0 +1,63 @@
+"""apps.core.db.loading: instances made from rows directly behave as Django's own (issue 24)."""
+import pytest
+from django.db.models import Model
+from django.db.models.signals import post_init
+
+from apps.accounts.models import User
+from apps.things.models import Thing
+from apps.things.tests.factories import ThingFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _django_made(model, pk, **only):
+    """The same row through Model.from_db as Django defines it."""
+    row = model.objects.filter(pk=pk).values_list(*[f.attname for f in model._meta.concrete_fields]).get()
+    return Model.from_db.__func__(model, "default", [f.attname for f in model._meta.concrete_fields], row)
+
+
+def test_a_loaded_thing_has_the_same_attributes_and_state_as_djangos():
+    thing = ThingFactory(tags=["gear"])
+    lean = Thing.objects.get(pk=thing.pk)
+    assert type(lean).from_db.__func__ is not Model.from_db.__func__  # the lean path is in use
+    made = _django_made(Thing, thing.pk)
+    names = [f.attname for f in Thing._meta.concrete_fields]
+    assert [getattr(lean, n) for n in names] == [getattr(made, n) for n in names]
+    assert (lean._state.adding, lean._state.db) == (made._state.adding, made._state.db) == (False, "default")
+    assert lean.creator.username == thing.creator.username  # relations load as before
+
+
+def test_deferred_fields_still_load_on_access_and_saving_updates_the_row():
+    thing = ThingFactory(description="kept")
+    lean = Thing.objects.only("id", "name").get(pk=thing.pk)
+    assert lean.get_deferred_fields() >= {"description"}
+    assert lean.description == "kept"
+    lean.name = "renamed"
+    lean.save(update_fields=["name"])
+    assert Thing.objects.filter(name="renamed").count() == 1  # an UPDATE, not an INSERT
+
+
+def test_select_related_rows_are_lean_too_and_match():
+    thing = ThingFactory()
+    loaded = Thing.objects.select_related("creator").get(pk=thing.pk)
+    assert "creator" in loaded._state.fields_cache
+    assert loaded.creator.pk == thing.creator_id
+    user_fields = [f.attname for f in User._meta.concrete_fields]
+    made = _django_made(User, thing.creator_id)
+    assert [getattr(loaded.creator, n) for n in user_fields] == [getattr(made, n) for n in user_fields]
+    assert str(loaded.creator.avatar) == str(made.avatar)  # a file field reads as a FieldFile either way
+
+
+def test_a_post_init_receiver_gets_djangos_own_path():
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance.pk)
+
+    thing = ThingFactory()
+    post_init.connect(receiver, sender=Thing)
+    try:
+        Thing.objects.get(pk=thing.pk)
+    finally:
+        post_init.disconnect(receiver, sender=Thing)
+    assert seen == [thing.pk]
