@@ -9,6 +9,8 @@ import bisect
 import itertools
 import json
 import logging
+import multiprocessing
+import os
 import random
 import time
 from dataclasses import dataclass, field
@@ -22,12 +24,15 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "thingyard_bench"
 # Bump when the generated data changes shape, so existing bench databases are reseeded.
-SEED_VERSION = 3
+SEED_VERSION = 4  # 4: the Things' stored document HTML (issue 24)
 MARKER_TABLE = "bench_seed_marker"
 USER_COUNT = 1000
 TAG_COUNT = 2000
 USERNAME_PREFIX = "bench-"
 RANDOM_SEED = 20260101
+# Catalogues up to this size get their Things' document HTML stored as Thing.save() would (the detail
+# read's); the 1M catalogue serves search only, whose answers hold no document (its rows render on read).
+DOCUMENTS_RENDERED_UP_TO = 200_000
 # Things per thing_index_search() call while seeding: one set-based statement each.
 INDEX_BATCH = 10_000
 # `--scale`: the second catalogue, for search at a million Things (issue 17).
@@ -290,43 +295,64 @@ def _things_copy(raw, rng: random.Random, count: int, user_ids: list[int], categ
         Thing,
         {"id", "creator_id", "name", "description", "instructions", "license", "category_id", "is_published",
          "published_at", "is_wip", "like_count", "comment_count", "make_count", "collect_count", "file_count",
-         "download_count", "added", "modified", "search_vector"},
+         "download_count", "added", "modified", "search_vector", "description_html", "instructions_html",
+         "documents_key"},
     )
+    # The texts' stored HTML, as Thing.save() writes it (apps.things.models.documents_fill): the detail
+    # read uses it while its key matches. The rows are generated first (one random sequence), their
+    # texts rendered on every core (instructions repeat: each once), then copied.
+    from apps.core.domain.markup import document_render_fresh, documents_key
+
+    generated = []
     # Added times climb with the id over three years, like a real catalogue.
     end = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(days=1)
     step = timedelta(days=3 * 365) / count
     start = end - step * count
     choice, rand, randint = rng.choice, rng.random, rng.randint
+    for i in range(1, count + 1):
+        head = noun()
+        name = f"{choice(words.ADJECTIVES).replace('-', ' ').title()} {any_noun().title()} {head.title()}"
+        if rand() < 0.3:
+            name += f" v{randint(2, 9)}"
+        added = start + step * i
+        published = rand() < 0.92
+        likes = int(rng.paretovariate(1.3)) - 1
+        description = _description(rng, head, any_noun)
+        instructions = " ".join(rng.sample(words.PRINT_NOTES, randint(1, 4)))
+        generated.append({
+            "id": i,
+            "creator_id": creator(),
+            "name": name,
+            "description": description,
+            "instructions": instructions,
+            "documents_key": documents_key(description, instructions),
+            "license": choice(licenses),
+            "category_id": category(),
+            "is_published": published,
+            "published_at": added + timedelta(minutes=randint(1, 600)) if published else None,
+            "is_wip": rand() < 0.05,
+            "like_count": likes,
+            "comment_count": likes // 7,
+            "make_count": likes // 11,
+            "collect_count": likes // 3,
+            "file_count": randint(1, 6),
+            "download_count": likes * randint(2, 9),
+            "added": added,
+            "modified": added,
+            "search_vector": None,
+        })
+    html: dict[str, str] = {}
+    if count <= DOCUMENTS_RENDERED_UP_TO:
+        texts = list(dict.fromkeys(t for r in generated for t in (r["description"], r["instructions"])))
+        with multiprocessing.get_context("fork").Pool(os.cpu_count() or 1) as pool:
+            html = dict(zip(texts, pool.map(document_render_fresh, texts, chunksize=500)))
     with raw.cursor() as cur, cur.copy(f"COPY things_thing ({columns}) FROM STDIN") as copy:
-        for i in range(1, count + 1):
-            head = noun()
-            name = f"{choice(words.ADJECTIVES).replace('-', ' ').title()} {any_noun().title()} {head.title()}"
-            if rand() < 0.3:
-                name += f" v{randint(2, 9)}"
-            added = start + step * i
-            published = rand() < 0.92
-            likes = int(rng.paretovariate(1.3)) - 1
-            copy.write_row(row({
-                "id": i,
-                "creator_id": creator(),
-                "name": name,
-                "description": _description(rng, head, any_noun),
-                "instructions": " ".join(rng.sample(words.PRINT_NOTES, randint(1, 4))),
-                "license": choice(licenses),
-                "category_id": category(),
-                "is_published": published,
-                "published_at": added + timedelta(minutes=randint(1, 600)) if published else None,
-                "is_wip": rand() < 0.05,
-                "like_count": likes,
-                "comment_count": likes // 7,
-                "make_count": likes // 11,
-                "collect_count": likes // 3,
-                "file_count": randint(1, 6),
-                "download_count": likes * randint(2, 9),
-                "added": added,
-                "modified": added,
-                "search_vector": None,
-            }))
+        for r in generated:
+            if html:
+                r["description_html"], r["instructions_html"] = html[r["description"]], html[r["instructions"]]
+            else:
+                r["description_html"] = r["instructions_html"] = r["documents_key"] = ""
+            copy.write_row(row(r))
 
 
 def _description(rng: random.Random, head: str, noun) -> str:

@@ -5,6 +5,7 @@ from django.db.models.functions import Lower
 
 from apps.core.db.loading import LeanFromDb
 from apps.core.domain.licenses import THING_LICENSE_CHOICES
+from apps.core.domain.markup import document_render, documents_key
 from apps.core.domain.moderation import Moderated
 
 
@@ -88,6 +89,13 @@ class Thing(LeanFromDb, Moderated):
     # moves it in the same transaction as a change of a row a Thing's body shows (images, files, tags'
     # and category's names, the creator's summary).
     version = models.BigIntegerField(default=1, editable=False)
+    # The description's and instructions' HTML, rendered when the texts are saved (issue 24: rendering
+    # Markdown was a quarter of an uncached detail read), and what they were rendered from
+    # (apps.core.domain.markup.documents_key). Read only while the key matches the row's texts
+    # (documents_html); otherwise the texts are rendered on read, as before.
+    description_html = models.TextField(blank=True, default="", editable=False)
+    instructions_html = models.TextField(blank=True, default="", editable=False)
+    documents_key = models.CharField(max_length=32, blank=True, default="", editable=False)
 
     class Meta:
         indexes = [
@@ -99,6 +107,36 @@ class Thing(LeanFromDb, Moderated):
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        # Every save that writes the texts writes their HTML with them (documents_html reads it).
+        fields = kwargs.get("update_fields")
+        if fields is None or {"description", "instructions"} & set(fields):
+            if documents_fill(self) and fields is not None:
+                kwargs["update_fields"] = {*fields, *DOCUMENT_FIELDS}
+        super().save(*args, **kwargs)
+
+
+DOCUMENT_FIELDS = ("description_html", "instructions_html", "documents_key")
+
+
+def documents_fill(thing: Thing) -> bool:
+    """Render the Thing's texts into its stored HTML if they changed since (True when it did)."""
+    key = documents_key(thing.description, thing.instructions)
+    if thing.documents_key == key:
+        return False
+    thing.description_html = document_render(thing.description)
+    thing.instructions_html = document_render(thing.instructions)
+    thing.documents_key = key
+    return True
+
+
+def documents_html(thing: Thing) -> tuple[str, str]:
+    """(description, instructions) as HTML: the stored rendering while it is of the row's texts, else
+    rendered now (a row written around save(): a migration's, QuerySet.update(), SQL, a bulk seed)."""
+    if thing.__dict__.get("documents_key") == documents_key(thing.description, thing.instructions):
+        return thing.description_html, thing.instructions_html
+    return document_render(thing.description), document_render(thing.instructions)
 
 
 class ThingTag(models.Model):

@@ -7,13 +7,13 @@ from rest_framework import serializers
 
 from apps.core.pipeline import versions, wire
 from apps.core.pipeline.fields import StrictCharField
-from apps.core.domain.markup import document_render
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.core.pipeline.api import api_url, site_url
 from apps.core.pipeline.fields import LicenseField
 from apps.core.domain.licenses import THING_LICENSES, license_name
 from apps.things import links, rules, selectors
+from apps.things.models import documents_html
 from apps.things.printsettings import PrintSettingsError, print_settings_output, print_settings_parse
 from apps.core.pipeline.api import MAX_ID
 
@@ -181,10 +181,10 @@ class ThingSerializer(ThingShortSerializer):
         return print_settings_output(thing.print_settings)
 
     def get_description_html(self, thing) -> str:
-        return document_render(thing.description)
+        return documents_html(thing)[0]
 
     def get_instructions_html(self, thing) -> str:
-        return document_render(thing.instructions)
+        return documents_html(thing)[1]
 
     def get_details(self, thing) -> str:
         return "".join(
@@ -284,11 +284,10 @@ NO_DERIVATIVES_LICENSES = frozenset({"cc-nd", "cc-nc-nd"})
 def _detail_parts(thing) -> list[dict]:
     """The sections of a Thing's page, as the live service listed them: Summary (the description), then
     the print instructions when there are any."""
-    parts = [{"type": "summary", "name": "Summary", "data": [{"content": document_render(thing.description)}]}]
+    description, instructions = documents_html(thing)
+    parts = [{"type": "summary", "name": "Summary", "data": [{"content": description}]}]
     if thing.instructions:
-        parts.append(
-            {"type": "instructions", "name": "Instructions", "data": [{"content": document_render(thing.instructions)}]}
-        )
+        parts.append({"type": "instructions", "name": "Instructions", "data": [{"content": instructions}]})
     return parts
 
 

@@ -157,6 +157,47 @@ def thing_create(
     return thing
 
 
+def thing_documents_fill(*, batch: int = 1000) -> int:
+    """Store the rendered description and instructions of every Thing whose stored rendering is not of
+    its current texts (rows written around Thing.save(): a bulk seed, QuerySet.update(), SQL, rows from
+    before the column existed, or all of them after markup.DOCUMENT_RENDERING changed). Idempotent;
+    safe beside writes (a row whose texts changed meanwhile is left to its own save). Returns how many
+    rows it wrote. `manage.py things_documents_fill` runs it."""
+    from django.db import connection
+
+    from apps.core.domain.markup import document_render_fresh, documents_key
+
+    memo: dict[str, str] = {}  # instructions repeat often; bounded per batch
+
+    def render(text: str) -> str:
+        if text not in memo:
+            memo[text] = document_render_fresh(text)
+        return memo[text]
+
+    table = connection.ops.quote_name(Thing._meta.db_table)
+    written, last = 0, 0
+    while True:
+        rows = list(Thing.objects.filter(pk__gt=last).order_by("pk")
+                    .values_list("pk", "description", "instructions", "documents_key")[:batch])
+        if not rows:
+            return written
+        last = rows[-1][0]
+        memo.clear()
+        changed = [
+            (render(description), render(instructions), key, pk, description, instructions)
+            for pk, description, instructions, stored in rows
+            if stored != (key := documents_key(description, instructions))
+        ]
+        if changed:
+            with connection.cursor() as cursor:
+                cursor.executemany(
+                    f"UPDATE {table} SET description_html = %s, instructions_html = %s, documents_key = %s "
+                    "WHERE id = %s AND description = %s AND instructions = %s",
+                    changed,
+                )
+            written += len(changed)
+
+
 @transaction.atomic
 def thing_update(*, thing: Thing, data: dict, if_version: int | None = None) -> Thing:
     """Change a Thing (spec §4.2 PATCH): the fields given only; `tags` replaces every tag.

@@ -76,6 +76,22 @@ def markdown_render(text: str, *, tags=TEXT_TAGS, extensions=EXTENSIONS) -> str:
     )
 
 
+# Bump when the documents' HTML for the same source changes (the renderer, its tags, its extensions): every
+# stored rendering (`documents_key`) then stops matching and is rendered again on read until rewritten.
+DOCUMENT_RENDERING = 1
+
+
+def documents_key(*texts: str) -> str:
+    """What a stored rendering of these documents was made from: this code's rendering and the sources.
+    A stored HTML is used only while its key equals the key of the row's current texts, so a text
+    changed by any path (a service, the admin, QuerySet.update(), SQL) is never shown with old HTML."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(str(DOCUMENT_RENDERING).encode())
+    for text in texts:
+        digest.update(b"\0" + (text or "").encode())
+    return digest.hexdigest()
+
+
 def document_render(text: str) -> str:
     """A long document (a Thing's description or instructions): text formatting and tables, cached under
     the hash of its source, so a page view costs a cache read rather than a render.
@@ -88,11 +104,16 @@ def document_render(text: str) -> str:
     return _document_memo(text)
 
 
+def document_render_fresh(text: str) -> str:
+    """document_render without its caches: what a stored rendering is made of (apps.things.models)."""
+    return markdown_render(text, tags=TEXT_TAGS | TABLE_TAGS, extensions=(*EXTENSIONS, "tables"))
+
+
 @functools.lru_cache(maxsize=2048)
 def _document_memo(text: str) -> str:
     key = "markup:doc:" + hashlib.sha256(text.encode()).hexdigest()
     html = cache.get(key)
     if html is None:
-        html = markdown_render(text, tags=TEXT_TAGS | TABLE_TAGS, extensions=(*EXTENSIONS, "tables"))
+        html = document_render_fresh(text)
         cache.set(key, html, CACHE_SECONDS)
     return html

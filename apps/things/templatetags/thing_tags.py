@@ -1,8 +1,10 @@
 """Thing presentation for templates: `{% load thing_tags %}`."""
 
 from django import template
+from django.utils.safestring import mark_safe
 
 from apps.things import links
+from apps.things.models import documents_html
 
 register = template.Library()
 
@@ -11,6 +13,17 @@ register = template.Library()
 def thing_thumbnail(thing):
     """The Thing's thumbnail URL from the annotations of its selector (never a query here)."""
     return links.thing_thumbnail_url(thing)
+
+
+@register.filter
+def thing_description_html(thing):
+    """The description as sanitised HTML, stored when it was saved (apps.things.models.documents_html)."""
+    return mark_safe(documents_html(thing)[0])  # noqa: S308 (sanitised by nh3 when rendered)
+
+
+@register.filter
+def thing_instructions_html(thing):
+    return mark_safe(documents_html(thing)[1])  # noqa: S308 (sanitised by nh3 when rendered)
 
 
 PRINT_SETTING_LABELS = {
