@@ -23,10 +23,21 @@ class LoadResult:
     p95_ms: float
     p99_ms: float
     errors: dict = field(default_factory=dict)
+    # CPU seconds the machine spent on the window (bench.cpu.CpuMeter): None when not measured.
+    cpu_seconds: float | None = None
 
     @property
     def throughput(self) -> float:
         return self.requests / self.seconds if self.seconds else 0.0
+
+    @property
+    def per_cpu_second(self) -> float:
+        """Requests per CPU-second of the server, its database backends, Redis and wrk (0: not measured)."""
+        return self.requests / self.cpu_seconds if self.cpu_seconds else 0.0
+
+    @property
+    def cpu_ms_per_request(self) -> float | None:
+        return self.cpu_seconds * 1000 / self.requests if self.cpu_seconds and self.requests else None
 
     @property
     def error_count(self) -> int:

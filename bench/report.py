@@ -61,10 +61,11 @@ class Ratio:
         if not a or not b or not a.results or not b.results:
             return []
         return [getattr(x, self.measure) / getattr(y, self.measure)
-                for x, y in zip(a.results, b.results) if getattr(y, self.measure)]
+                for x, y in zip(a.results, b.results)
+                if getattr(y, self.measure) and (self.measure != "per_cpu_second" or x.per_cpu_second)]
 
     def describe(self) -> str:
-        what = "throughput" if self.measure == "throughput" else "p95"
+        what = {"throughput": "throughput", "per_cpu_second": "requests per CPU-second"}.get(self.measure, "p95")
         return f"{self.target} {what} / {self.base} {what}"
 
 
@@ -93,6 +94,12 @@ RATIOS = [
     Ratio("first_read_detail_vs_floor", "detail_cold", "floor", "throughput", ">=", 0.4),
     Ratio("first_read_list_vs_floor", "list_cold", "floor", "throughput", ">=", 0.2),
     Ratio("warm_detail_vs_floor", "detail", "floor", "throughput", ">=", 0.6),
+    # The same three by CPU per request (bench.cpu): what the throughput ratio tends to on a quiet machine
+    # with its cores busy, and much steadier between rounds on a shared one. Reported, not targets.
+    Ratio("first_read_detail_cpu_vs_floor", "detail_cold", "floor", "per_cpu_second"),
+    Ratio("first_read_list_cpu_vs_floor", "list_cold", "floor", "per_cpu_second"),
+    Ratio("warm_detail_cpu_vs_floor", "detail", "floor", "per_cpu_second"),
+    Ratio("warm_list_cpu_vs_floor", "list", "floor", "per_cpu_second"),
 ]
 
 
@@ -129,22 +136,24 @@ def checks_http(targets: dict, *, scale: bool) -> list[Check]:
 def table(targets: dict) -> list[str]:
     floor = targets.get("floor")
     rows = [
-        "| target | server | path | body (bytes) | requests | req/s (median) | vs floor | p50 ms | p95 ms "
-        "| p99 ms | errors |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| target | server | path | body (bytes) | requests | req/s (median) | vs floor | CPU ms/req (median) "
+        "| p50 ms | p95 ms | p99 ms | errors |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for t in targets.values():
         example = f"`{t.paths[0]}`" if t.paths else ""
         if len(t.paths) > 1:
             example += f" (+{len(t.paths) - 1} more)"
         if not t.results:
-            rows.append(f"| {t.label} | {t.server} | {example} | | | | | | | | not measured: {t.skipped} |")
+            rows.append(f"| {t.label} | {t.server} | {example} | | | | | | | | | not measured: {t.skipped} |")
             continue
         per_round = [x.throughput / y.throughput for x, y in zip(t.results, floor.results)] if floor and floor.results else []
         ratio = f"{statistics.median(per_round):.3f}" if per_round else ""
+        cpus = [r.cpu_ms_per_request for r in t.results if r.cpu_ms_per_request]
+        cpu = f"{statistics.median(cpus):.2f}" if cpus else ""
         rows.append(
             f"| {t.label} | {t.server} | {example} | {t.body_bytes} | {t.requests} | {t.median('throughput'):.0f} "
-            f"| {ratio} | {t.median('p50_ms'):.1f} | {t.median('p95_ms'):.1f} | {t.median('p99_ms'):.1f} "
+            f"| {ratio} | {cpu} | {t.median('p50_ms'):.1f} | {t.median('p95_ms'):.1f} | {t.median('p99_ms'):.1f} "
             f"| {sum(t.errors.values())} |"
         )
     return rows
@@ -339,6 +348,12 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         "first-read figure (`first_read_*` ratios). Each "
         "server has its own cache prefix (`CACHE_KEY_PREFIX=bench-<server>`): none answers from another's "
         "entries.",
+        "- CPU ms/req (bench.cpu): the CPU time of the target's gunicorn server (its process group), the "
+        "PostgreSQL backends of its database, the Redis server and wrk during the measured window, per "
+        "request. It is counted per process, so other programs' load on the machine is not in it, and it "
+        "varies far less between rounds than throughput does. The `*_cpu_vs_floor` ratios (requests per "
+        "CPU-second against the floor's) are what the throughput ratios tend to on a quiet machine whose "
+        "cores are all busy; they are reported beside the targets, never instead of them.",
         "- Latency is client-side, from sending the request to reading the whole response; with one "
         "connection per worker thread nothing waits in gunicorn's backlog, but requests share the CPUs.",
         "",

@@ -16,6 +16,7 @@ whose endpoint does not answer is reported as not measured instead of flooding t
 """
 import http.client
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -23,9 +24,10 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from bench import load, seed, words
+from bench.cpu import CpuMeter, redis_server_pid
 from bench.drf_baseline import DRF_PREFIX
 from bench.load import LoadResult
 from bench.report import machine
@@ -72,6 +74,12 @@ class Target:
             for k, v in r.errors.items():
                 total[k] = total.get(k, 0) + v
         return total
+
+
+def _database_name(env: dict) -> str:
+    """The database a bench server's env points it at (its own DATABASE_URL, else the bench's)."""
+    url = env.get("DATABASE_URL") or os.environ.get("DATABASE_URL", "")
+    return urlsplit(url).path.lstrip("/") or seed.DB_NAME
 
 
 def bench_client_token() -> str:
@@ -382,6 +390,11 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
             for name, env in envs.items()
         }
         settings["machine"] = machine()
+        redis_pid = redis_server_pid(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+        meters = {
+            name: CpuMeter(server_pgid=server.process.pid, database=_database_name(envs[name]), redis_pid=redis_pid)
+            for name, server in servers.items() if server.process is not None
+        }
         try:
             for target in targets.values():
                 if target.skipped:
@@ -413,15 +426,20 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
                         load.run(port=server.port, paths=target.paths, headers=headers,
                                  concurrency=concurrency, seconds=warmup)
                         measured_from = writer.done if writer is not None else 0
+                        meter = meters.get(target.server)
+                        if meter is not None:
+                            meter.start()
                         r: LoadResult = load.run(port=server.port, paths=target.paths, headers=headers,
                                                  concurrency=concurrency, seconds=duration)
+                        r.cpu_seconds = meter.stop() if meter is not None else None
                     finally:
                         if writer is not None:
                             writer.stop()
                     if writer is not None:
                         target.writes.append((writer.done - measured_from) / duration)
                     target.results.append(r)
-                    print(f"  {target.label:<36} {r.throughput:7.0f} req/s  p50 {r.p50_ms:6.1f}  "
+                    cpu = f"  cpu {r.cpu_ms_per_request:.2f} ms/req" if r.cpu_ms_per_request else ""
+                    print(f"  {target.label:<36} {r.throughput:7.0f} req/s{cpu}  p50 {r.p50_ms:6.1f}  "
                           f"p95 {r.p95_ms:6.1f}  p99 {r.p99_ms:6.1f} ms  errors {r.error_count}"
                           + (f"  writes {target.writes[-1]:.1f}/s" if writer is not None else ""), flush=True)
         except BaseException:

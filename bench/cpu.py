@@ -1,0 +1,84 @@
+"""CPU seconds an HTTP target costs the machine, beside its throughput (issue 24: an honest bench).
+
+Throughput ratios inside a round move with whatever else the machine does (the floor moved 1,090-2,410
+req/s between rounds of one run). The CPU a request costs moves much less: it is counted per process, so
+another program's load is not in it. For one target's measured window this adds up the CPU time of the
+gunicorn server's processes (its process group), the PostgreSQL backends connected to its database, the
+Redis server and wrk (the bench's reaped children), all on this machine (/proc). Requests per CPU-second
+of the target against the floor's is what the throughput ratio tends to on a quiet machine whose cores
+are all busy; the bench reports it beside the throughput ratios (bench.report, `*_cpu_vs_floor`).
+"""
+import os
+import resource
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _ticks(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[11]) + int(fields[12])  # utime, stime
+
+
+def _group(pgid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) == pgid:
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def _children_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+class CpuMeter:
+    """`start()` then `stop()` → CPU seconds in between, or None when the processes cannot be read."""
+
+    def __init__(self, *, server_pgid: int, database: str, redis_pid: int | None):
+        self.server_pgid, self.database, self.redis_pid = server_pgid, database, redis_pid
+        self._before: dict[int, int] = {}
+        self._children = 0.0
+
+    def _pids(self) -> list[int]:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                           [self.database])
+            backends = [row[0] for row in cursor.fetchall()]
+        return [*_group(self.server_pgid), *backends, *([self.redis_pid] if self.redis_pid else [])]
+
+    def start(self) -> None:
+        self._before = {pid: t for pid in self._pids() if (t := _ticks(pid)) is not None}
+        self._children = _children_seconds()
+
+    def stop(self) -> float | None:
+        if not self._before:
+            return None
+        ticks = 0
+        for pid in set(self._pids()) | set(self._before):
+            now = _ticks(pid)
+            if now is not None:
+                ticks += now - self._before.get(pid, 0)  # a process started meanwhile: all of it
+        return ticks / _TICK + (_children_seconds() - self._children)
+
+
+def redis_server_pid(redis_url: str) -> int | None:
+    """The pid of the Redis server at `redis_url` when it runs on this machine (its INFO says so)."""
+    import redis
+
+    try:
+        info = redis.Redis.from_url(redis_url, socket_timeout=2).info("server")
+    except redis.RedisError:
+        return None
+    pid = info.get("process_id")
+    return int(pid) if pid and os.path.exists(f"/proc/{pid}") else None
