@@ -32,6 +32,24 @@ def user_b(db):
     return UserFactory(username="bob_b")
 
 
+# The callback URL the OAuth flows' app registers (test_oauth, test_scopes, test_tokens_at_rest).
+REGISTERED = "https://app.example.com/callback"
+
+
+@pytest.fixture
+def app(db):
+    """An app whose registered callback is REGISTERED, for the authorization-code flows."""
+    return ApplicationFactory(redirect_uris=REGISTERED)
+
+
+@pytest.fixture
+def browser(user_a):
+    """User A's signed-in browser session (the consent page, the site's forms)."""
+    client = Client()
+    client.force_login(user_a)
+    return client
+
+
 @pytest.fixture
 def world(user_a, app_x, s3):
     """One of every object, owned by A, the app-scoped ones made through app X."""

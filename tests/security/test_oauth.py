@@ -34,23 +34,11 @@ from apps.oauth.tests.flow import (
     token_params,
 )
 from apps.oauth.selectors import token_checksum
+from tests.security.conftest import REGISTERED
 
 AccessToken = get_access_token_model()
 Grant = get_grant_model()
 RefreshToken = get_refresh_token_model()
-REGISTERED = "https://app.example.com/callback"
-
-
-@pytest.fixture
-def app(db):
-    return ApplicationFactory(redirect_uris=REGISTERED)
-
-
-@pytest.fixture
-def browser(user_a):
-    client = Client()
-    client.force_login(user_a)
-    return client
 
 
 def _pkce_pair() -> tuple[str, str]:

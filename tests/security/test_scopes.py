@@ -16,13 +16,11 @@ from oauth2_provider.models import get_access_token_model
 from rest_framework.test import APIClient
 
 from tests.support.api import bearer_client, db_state
-from apps.oauth.tests.factories import ApplicationFactory
 from apps.oauth.tests.flow import consent, exchange_form, parse_form, redirect_params, token_params
 from apps.things.tests.factories import ThingFactory
 from tests.security.test_idor import CREATES_OWN, OPEN_TO_OTHERS, OWNER_ONLY, Op
 
 WWW_AUTHENTICATE = 'Bearer error="insufficient_scope", scope="write"'
-REGISTERED = "https://app.example.com/callback"
 
 CREATE_BODIES: dict[str, dict] = {
     "POST /collections/": {"name": "Mine", "description": "x"},
@@ -135,18 +133,6 @@ def test_the_cached_read_path_answers_reads_and_never_lets_a_write_through(user_
     _assert_insufficient_scope(client.patch(f"/things/{thing.pk}/", data={"name": "x"}, format="json"))
     _assert_insufficient_scope(client.delete(f"/things/{thing.pk}/"))
     assert client.get(f"/things/{thing.pk}/").status_code == 200
-
-
-@pytest.fixture
-def app(db):
-    return ApplicationFactory(redirect_uris=REGISTERED)
-
-
-@pytest.fixture
-def browser(user_a):
-    client = Client()
-    client.force_login(user_a)
-    return client
 
 
 def _consented_token(browser, app, **params) -> tuple[str, list[str]]:

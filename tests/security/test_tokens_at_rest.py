@@ -6,7 +6,6 @@ import hashlib
 import importlib
 import re
 
-import pytest
 from django.apps import apps as django_apps
 from django.core.cache import cache
 from django.test import Client
@@ -32,18 +31,6 @@ def _every_token_column() -> list[str]:
     return list(AccessToken.objects.values_list("token", flat=True)) + list(
         RefreshToken.objects.values_list("token", flat=True)
     )
-
-
-@pytest.fixture
-def app(db):
-    return ApplicationFactory(redirect_uris="https://app.example.com/callback")
-
-
-@pytest.fixture
-def browser(user_a):
-    client = Client()
-    client.force_login(user_a)
-    return client
 
 
 def test_the_code_flow_stores_only_checksums_and_the_tokens_keep_working(app, browser, user_a):
