@@ -12,6 +12,7 @@ very long list may lag by that long, plus one count.
 import hashlib
 import logging
 import time
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
@@ -20,7 +21,6 @@ from django.db.models import QuerySet
 from django.utils.functional import cached_property
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
-from rest_framework.utils.urls import replace_query_param
 
 from apps.core.domain.exceptions import ValidationFailed
 
@@ -149,7 +149,16 @@ def link_header(request, number: int, num_pages: int) -> str:
     # The request's own absolute URL keeps every other query parameter (filters, per_page, callback).
     url = request.build_absolute_uri()
     param = LinkHeaderPagination.page_query_param
-    return ", ".join(f'<{replace_query_param(url, param, n)}>; rel="{rel}"' for rel, n in links)
+    # DRF's replace_query_param for each link, with the URL parsed once (a list page's first read).
+    scheme, netloc, path, query, fragment = urlsplit(url)
+    others = parse_qs(query, keep_blank_values=True)
+    others.pop(param, None)
+
+    def page_url(n: int) -> str:
+        params = sorted({**others, param: [str(n)]}.items())
+        return urlunsplit((scheme, netloc, path, urlencode(params, doseq=True), fragment))
+
+    return ", ".join(f'<{page_url(n)}>; rel="{rel}"' for rel, n in links)
 
 
 def page_params(query) -> tuple[int, int] | None:

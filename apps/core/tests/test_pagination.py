@@ -210,3 +210,19 @@ def test_with_a_cold_cache_the_others_wait_for_the_counting_request():
     assert count_cached(key, extra_count) == 7
     counter.join(5)
     assert calls == ["count"]
+
+
+@pytest.mark.parametrize("query", ["", "?page=2", "?per_page=30&page=3", "?b=2&a=1&page=1&a=3", "?callback=cb&x=",
+                                   "?q=caf%C3%A9+clip&page=2", "?page=2&page=5"])
+def test_link_header_urls_are_drfs_replace_query_param(query):
+    """link_header parses the request's URL once; each link is what DRF's replace_query_param makes."""
+    from django.test import RequestFactory
+    from rest_framework.utils.urls import replace_query_param
+
+    from apps.core.pipeline.pagination import link_header
+
+    request = RequestFactory().get("/newest/" + query)
+    url = request.build_absolute_uri()
+    expected = ", ".join(f'<{replace_query_param(url, "page", n)}>; rel="{rel}"'
+                         for rel, n in (("first", 1), ("prev", 2), ("next", 4), ("last", 9)))
+    assert link_header(request, 3, 9) == expected
