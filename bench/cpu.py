@@ -10,6 +10,7 @@ are all busy; the bench reports it beside the throughput ratios (bench.report, `
 """
 import os
 import resource
+from typing import cast
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -77,7 +78,7 @@ def redis_server_pid(redis_url: str) -> int | None:
     import redis
 
     try:
-        info = redis.Redis.from_url(redis_url, socket_timeout=2).info("server")
+        info = cast(dict, redis.Redis.from_url(redis_url, socket_timeout=2).info("server"))  # a sync client
     except redis.RedisError:
         return None
     pid = info.get("process_id")

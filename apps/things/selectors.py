@@ -1,5 +1,6 @@
 """Reads of Things: one visibility matrix (spec §4.2 / §7) and list querysets with constant query counts."""
 from contextlib import contextmanager
+from functools import partial
 from contextvars import ContextVar
 
 from django.contrib.postgres.expressions import ArraySubquery
@@ -367,7 +368,7 @@ def thing_list_featured(*, viewer) -> QuerySet:
 
 _LIST_IDS.update(newest=_ids_of(thing_list_newest), featured=_ids_of(thing_list_featured))
 _LIST_ROWS: dict[str, CompiledRows] = {
-    name: CompiledRows(lambda build=build: build(viewer=None), count_source=_LIST_IDS[name])
+    name: CompiledRows(partial(build, viewer=None), count_source=_LIST_IDS[name])
     for name, build in (("newest", thing_list_newest), ("featured", thing_list_featured))
 }
 

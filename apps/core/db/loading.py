@@ -26,7 +26,9 @@ class LeanFromDb:
     """Mix into a model (before models.Model) whose rows are read in bulk."""
 
     @classmethod
-    def from_db(cls, db, field_names, values):
+    def from_db(cls, db, field_names, values, **kwargs):
+        if kwargs:  # a newer Django's keyword (fetch_mode): its own path
+            return super().from_db(db, field_names, values, **kwargs)  # type: ignore[misc]  # Model.from_db
         lean = cls.__dict__.get("_lean_from_db")
         if lean is None:
             lean = _plain_fields(cls)
@@ -51,7 +53,8 @@ def _plain_fields(cls) -> bool:
         if isinstance(descriptor, ForeignKeyDeferredAttribute):
             continue
         if isinstance(descriptor, FileDescriptor) and not (
-            isinstance(field, ImageField) and (field.width_field or field.height_field)
+            isinstance(field, ImageField)
+            and (getattr(field, "width_field", None) or getattr(field, "height_field", None))
         ):
             continue
         return False

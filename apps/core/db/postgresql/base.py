@@ -55,7 +55,8 @@ class _Retrying(_CursorBase):
             db.close()
             db.ensure_connection()
             prepared = isinstance(self.cursor, PreparedCursor)
-            self.cursor = PreparedCursor(db.connection) if prepared else db.create_cursor()
+            # PreparedCursor(connection): psycopg's Cursor constructor, which django-stubs do not describe.
+            self.cursor = PreparedCursor(db.connection) if prepared else db.create_cursor()  # type: ignore[call-arg]
             result = super()._execute(sql, params, *ignored_wrapper_args)  # type: ignore[misc]
         db.carried_over = False
         return result
@@ -65,7 +66,9 @@ class PreparedCursor(base.ServerBindingCursor):
     """A server-side binding cursor whose statements are prepared on their first execution."""
 
     def execute(self, query, params=None, *, prepare=None, binary=None):  # type: ignore[override]
-        return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
+        # psycopg.Cursor.execute (django-stubs type base.ServerBindingCursor without psycopg's methods)
+        return super().execute(query, params, prepare=True if prepare is None else prepare,  # type: ignore[misc]
+                               binary=binary)
 
 
 class RetryingCursorWrapper(_Retrying, CursorWrapper):
@@ -127,7 +130,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self.close_if_health_check_failed()
         self.ensure_connection()
         with self.wrap_database_errors:
-            return self._prepare_cursor(PreparedCursor(self.connection))
+            # Django's BaseDatabaseWrapper._prepare_cursor (private, not in django-stubs): the wrapper every
+            # cursor() gets; PreparedCursor(connection) is psycopg's Cursor constructor.
+            return self._prepare_cursor(PreparedCursor(self.connection))  # type: ignore[attr-defined,call-arg]
 
     def make_debug_cursor(self, cursor):
         return RetryingCursorDebugWrapper(cursor, self)
