@@ -11,7 +11,8 @@ from tests.support.api import ANONYMOUS, MISSING, OTHER_APP, STRANGER, access_ch
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 
 # Chromium, the live server and signed-in pages for the end-to-end tests (tests/browser, apps/*/tests/browser).
-pytest_plugins = ["tests.browser.fixtures"]
+# The quick start's migrated SQLite database, shared by its tests (tests/support/quickstart.py).
+pytest_plugins = ["tests.browser.fixtures", "tests.support.quickstart"]
 
 
 # Under pytest-xdist (`make test`: `-n 3 --dist loadgroup`) these run one after another on one worker,
