@@ -53,10 +53,10 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_terminal_summary(terminalreporter, config):
     if hasattr(config, "workerinput"):
         return
-    rows = []
+    rows: list[tuple[float, float, float, float, str]] = []
     for line in _path(config).read_text().splitlines()[1:]:
-        nodeid, cpu, children, wall = line.split("\t")
-        rows.append((float(cpu) + float(children), float(cpu), float(children), float(wall), nodeid))
+        name, own_s, children_s, wall_s = line.split("\t")
+        rows.append((float(own_s) + float(children_s), float(own_s), float(children_s), float(wall_s), name))
     rows.sort(reverse=True)
     terminalreporter.section(f"CPU seconds per test (the heaviest 30 of {len(rows)}; all in {_path(config)})")
     total = sum(row[0] for row in rows)
