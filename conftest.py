@@ -11,7 +11,8 @@ from tests.support.api import ANONYMOUS, MISSING, OTHER_APP, STRANGER, access_ch
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 
 # Chromium, the live server and signed-in pages for the end-to-end tests (tests/browser, apps/*/tests/browser).
-pytest_plugins = ["tests.browser.fixtures"]
+# The quick start's migrated SQLite database, shared by its tests (tests/support/quickstart.py).
+pytest_plugins = ["tests.browser.fixtures", "tests.support.quickstart"]
 
 
 # Under pytest-xdist (`make test`: `-n 3 --dist loadgroup`) these run one after another on one worker,
@@ -50,28 +51,37 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
     """pytest-django's test database setup, except that under xdist every worker's database is a copy of
     one template migrated once per run (tests/dbtemplate.py) instead of a migration of its own."""
     from django.conf import settings
+    from django.db import connections
     from django.test.utils import setup_databases, teardown_databases
 
     from tests import dbtemplate
 
     workerinput = getattr(request.config, "workerinput", None)
     verbosity = request.config.option.verbose
+    default = settings.DATABASES["default"]
+    base = {**default, "NAME": default["NAME"]}
     with django_db_blocker.unblock():
         if workerinput is None:
             db_cfg = setup_databases(verbosity=verbosity, interactive=False)
         else:
-            default = settings.DATABASES["default"]
-            base = {**default, "NAME": default["NAME"]}
             with dbtemplate.run_lock(dbtemplate.template_name(base)):
                 template = dbtemplate.ensure_template(base, workerinput["testrunuid"])
                 default.setdefault("TEST", {})["TEMPLATE"] = template
-                from django.db import connections
-
                 connections["default"].settings_dict.setdefault("TEST", {})["TEMPLATE"] = template
+                # The worker's test database (pytest-django names it test_<name>_gwN).
+                test = connections["default"].settings_dict["TEST"]
+                dbtemplate.drop_leftover(base, test.get("NAME") or f"test_{default['NAME']}")
                 db_cfg = setup_databases(verbosity=verbosity, interactive=False)
     yield
     with django_db_blocker.unblock():
-        teardown_databases(db_cfg, verbosity=verbosity)
+        if workerinput is None:
+            teardown_databases(db_cfg, verbosity=verbosity)
+        else:
+            # Everything but the DROP (keepdb: connections closed, names restored), which a detached
+            # process does (tests/dbtemplate.py drop_in_background says why).
+            names = [connection.settings_dict["NAME"] for connection, _, destroy in db_cfg if destroy]
+            teardown_databases(db_cfg, verbosity=verbosity, keepdb=True)
+            dbtemplate.drop_in_background(base, names)
 
 
 _DB_BLOCKER: list = []

@@ -8,10 +8,28 @@ request URL against. So the request goes out as the document writes the path, an
 response's request URL is put back in Schemathesis's form, for its checks to compare like with like.
 Only paths without parameters have the form (`/search//library`, `//tag`, `//autocomplete`).
 """
+import ast
 import re
+import threading
 from urllib.parse import urlsplit, urlunsplit
 
 import schemathesis
+
+# The default run tests several operations at once in threads (tests/contract/fuzz.py WORKERS), and
+# Hypothesis parses source code (ast.parse) to describe the lambdas of a strategy's filters. On CPython
+# 3.11 two threads building ASTs at once corrupt the parser's shared recursion counter ("SystemError: AST
+# constructor recursion depth mismatch", CPython gh-106905), which Schemathesis reports as a runtime
+# error of the operation: so one parse at a time.
+_AST_LOCK = threading.Lock()
+_ast_parse = ast.parse
+
+
+def _parse_one_at_a_time(*args, **kwargs):
+    with _AST_LOCK:
+        return _ast_parse(*args, **kwargs)
+
+
+ast.parse = _parse_one_at_a_time
 
 
 def _empty_segment(case) -> bool:

@@ -167,6 +167,11 @@ def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, docu
     assert "--phases" not in fuzz._schemathesis_command(args, "http://x", "t", config)
     assert command[command.index("--seed") + 1] == str(fuzz.NEGATIVE_SEED) != str(fuzz.SEED)
     assert command[command.index("--report-junit-path") + 1] == str(tmp_path / "junit-negative.xml")
+    # The default run tests four operations at once; the negative run one (with four, Schemathesis drew
+    # fewer cases from the same seed: docs/decisions.md, "CI under 7 minutes").
+    default = fuzz._schemathesis_command(args, "http://x", "t", config)
+    assert default[default.index("--workers") + 1] == "4"
+    assert command[command.index("--workers") + 1] == "1"
 
 
 def test_the_negative_run_leaves_out_only_operations_without_invalid_input(document):

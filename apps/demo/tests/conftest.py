@@ -1,64 +1,32 @@
-"""The quick start's tests share one SQLite database migrated from scratch once per test run (issue 23: CI in
-half the time): migrating the quick start's SQLite file is the longest step of each of them, and each
-test copies the migrated file into its own run directory instead of migrating again. The migration from
-scratch is still run, and checked, once per run: a failure fails every test that needs it."""
+"""The demo's tests: the quick start's fixtures are tests/support/quickstart.py's (a plugin of the root
+conftest.py: the quick start's SQLite search uses them too); the seeded database of the seed's tests."""
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
 
 import pytest
 
-from tests.dbtemplate import run_lock
 
-ROOT = Path(__file__).resolve().parents[3]
-DATABASE_FILE = "thingyard.sqlite3"  # config/settings/local.py's name in THINGYARD_RUN_DIR
+@pytest.fixture(scope="module")
+def demo_seeded(django_db_setup, django_db_blocker, _object_store):
+    """`seed_demo` run twice (the second run must find everything there: idempotent) once per module, in a
+    transaction the module's tests run inside (pytest-django's `db` nests each test in a savepoint of it,
+    rolled back after the test) and rolled back after the module (issue 23: CI in half the time).
 
+    The seed draws and processes its photos and models (Pillow, the STL renders): about the CPU of a
+    hundred ordinary tests, which each of these tests used to spend again on a fresh database. Each test
+    still runs `seed_demo`/`demo_seed()` where it did (the later runs find the rows and the stored objects
+    and add nothing), and reads or changes the seeded rows only inside its own savepoint. The modules
+    that use it are one xdist group (`demo-seed`), so one worker seeds each module once."""
+    from django.core.management import call_command
+    from django.db import transaction
 
-def quickstart_env(run_dir: Path, **overrides: str) -> dict[str, str]:
-    """The environment of a quick-start process whose state lives in `run_dir` (config/settings/local.py)."""
-    return {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CELERY_"))},
-        "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "THINGYARD_RUN_DIR": str(run_dir),
-        "DATABASE_URL": "",  # the embedded SQLite file in THINGYARD_RUN_DIR
-        "REDIS_URL": "",  # the embedded broker, as `make run`
-        **overrides,
-    }
-
-
-def _build(directory: Path) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    env = quickstart_env(directory, S3_ENDPOINT_URL="http://127.0.0.1:9")
-    result = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, f"the quick start's migrate failed:\n{result.stdout[-2000:]}{result.stderr[-4000:]}"
-    (directory / "migrated").write_text("ok")
-
-
-@pytest.fixture(scope="session")
-def quickstart_migrated(request) -> Path:
-    """A quick-start SQLite database migrated from scratch, once per run (all xdist workers share it)."""
-    run_id = getattr(request.config, "workerinput", {}).get("testrunuid") or f"pid{os.getpid()}"
-    base = Path(tempfile.gettempdir())
-    directory = base / f"thingyard-quickstart-{run_id}"
-    with run_lock("quickstart-template"):
-        if not (directory / "migrated").exists():
-            for old in base.glob("thingyard-quickstart-*"):  # earlier runs' copies
-                if time.time() - old.stat().st_mtime > 3600:
-                    shutil.rmtree(old, ignore_errors=True)
-            _build(directory)
-    return directory / DATABASE_FILE
-
-
-@pytest.fixture
-def quickstart_run_dir(tmp_path, quickstart_migrated) -> Path:
-    """A fresh run directory holding a copy of the migrated quick-start database."""
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    with run_lock("quickstart-template"):  # never copied half-written
-        shutil.copy2(quickstart_migrated, run_dir / DATABASE_FILE)
-    return run_dir
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            with open(os.devnull, "w") as quiet:
+                call_command("seed_demo", stdout=quiet)
+                call_command("seed_demo", stdout=quiet)  # idempotent: nothing twice
+            yield
+        finally:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)

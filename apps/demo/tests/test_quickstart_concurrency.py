@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from apps.demo.tests.conftest import quickstart_env
+from tests.support.quickstart import quickstart_env
 from apps.uploads.tests.upload_helpers import png_bytes, stl_bytes, store_post
 
 ROOT = Path(__file__).resolve().parents[3]

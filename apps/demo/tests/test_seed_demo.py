@@ -1,16 +1,6 @@
+"""demo_seed() on a fresh database: users, the demo app, Things, comments, the token. The command as a whole
+(`seed_demo`: photos and models too) is test_seed_demo_showcase.py's, on one seeded database per module."""
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
-
-
-def test_seed_demo_creates_a_token_that_authenticates_the_demo_user(db, anon_client, s3):
-    call_command("seed_demo", stdout=open("/dev/null", "w"))
-    from apps.demo.services import demo_seed
-
-    summary = demo_seed()  # idempotent: same token again
-    assert len(summary.token) == 32
-    response = anon_client.get("/users/me", HTTP_AUTHORIZATION=f"Bearer {summary.token}")
-    assert response.status_code == 200
-    assert response.json()["name"] == "demo"
 
 
 def test_seed_demo_is_idempotent(db, s3):
@@ -80,15 +70,3 @@ def test_seed_demo_registers_the_approved_example_thing_app(db, s3):
     assert thing_app_is_listed(
         app_type=app.app_type, approval_state=app.approval_state, application_url=app.application_url
     )
-
-
-def test_seed_demo_gives_some_things_a_processed_model_once(db, s3):
-    from apps.uploads.models import ProcessingStatus, ThingFile
-
-    call_command("seed_demo")
-    call_command("seed_demo")
-    files = ThingFile.objects.filter(name__in=["shelf-bracket.stl", "calibration-cube.stl", "tool-holder.stl"])
-    assert files.count() == 3
-    assert all(f.status == ProcessingStatus.LIVE and f.threejs_key and f.thumbnail_key for f in files)
-    geometry = files.get(name="calibration-cube.stl").geometry
-    assert geometry and geometry["size_mm"] == {"x": 20.0, "y": 20.0, "z": 20.0}

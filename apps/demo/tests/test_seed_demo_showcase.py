@@ -17,13 +17,13 @@ from apps.demo.services import (
     demo_callback_url,
 )
 
-pytestmark = pytest.mark.django_db
+# One seeded database for the module's tests, on one xdist worker (conftest.py: demo_seeded).
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("demo-seed")]
 
 
 @pytest.fixture
-def seeded(s3):
-    call_command("seed_demo", stdout=open("/dev/null", "w"))
-    call_command("seed_demo", stdout=open("/dev/null", "w"))  # idempotent: nothing twice
+def seeded(demo_seeded, s3):
+    """`seed_demo` has run twice (the second run idempotent: nothing twice) on this module's database."""
 
 
 def test_things_have_processed_photos_and_models_and_one_page_is_model_first(seeded, client_for):
@@ -101,6 +101,29 @@ def test_the_callback_page_says_what_went_wrong_without_a_code():
     assert "No authorization code" in Client().get("/demo/callback").content.decode()
     denied = Client().get("/demo/callback?error=access_denied").content.decode()
     assert "did not go through: access_denied" in denied and "demo-callback.js" not in denied
+
+
+def test_seed_demo_creates_a_token_that_authenticates_the_demo_user(demo_seeded, anon_client, s3):
+    call_command("seed_demo", stdout=open("/dev/null", "w"))
+    from apps.demo.services import demo_seed
+
+    summary = demo_seed()  # idempotent: same token again
+    assert len(summary.token) == 32
+    response = anon_client.get("/users/me", HTTP_AUTHORIZATION=f"Bearer {summary.token}")
+    assert response.status_code == 200
+    assert response.json()["name"] == "demo"
+
+
+def test_seed_demo_gives_some_things_a_processed_model_once(demo_seeded, s3):
+    from apps.uploads.models import ProcessingStatus, ThingFile
+
+    call_command("seed_demo")
+    call_command("seed_demo")
+    files = ThingFile.objects.filter(name__in=["shelf-bracket.stl", "calibration-cube.stl", "tool-holder.stl"])
+    assert files.count() == 3
+    assert all(f.status == ProcessingStatus.LIVE and f.threejs_key and f.thumbnail_key for f in files)
+    geometry = files.get(name="calibration-cube.stl").geometry
+    assert geometry and geometry["size_mm"] == {"x": 20.0, "y": 20.0, "z": 20.0}
 
 
 def test_a_restarted_object_store_gets_the_demo_objects_back(seeded, s3):
