@@ -186,11 +186,11 @@ class ThingSerializer(ThingShortSerializer):
     def get_instructions_html(self, thing) -> str:
         return documents_html(thing)[1]
 
-    def get_details(self, thing) -> str:
+    def get_details(self, thing, documents: tuple[str, str] | None = None) -> str:
         return "".join(
             f'<div class="thing-section" data-section="{part["type"]}"><h2>{part["name"]}</h2>'
             f'{part["data"][0]["content"]}</div>'
-            for part in _detail_parts(thing)
+            for part in _detail_parts(thing, documents)
         )
 
     def get_view_count(self, thing) -> int:
@@ -237,13 +237,13 @@ class ThingSerializer(ThingShortSerializer):
         data["public_url"] = data["url"]
         return wire.apply("Thing", data, thing, self)
 
-
     def _fields_built(self, thing) -> dict:
         """What DRF's per-field machinery makes of the declared fields above, built directly (issue 24,
         first reads): binding the 33 fields (a deep copy of each) cost about a third of an uncached
         detail request. Same keys, same order, same values: test_serializers checks it against DRF's own
         output for every Thing of its matrix."""
         data = self._short_built(thing)
+        documents = documents_html(thing)  # once: the two fields and `details` show the same HTML
         data.update({
             "modified": self.get_modified(thing),
             "is_private": _or_none(bool, thing.is_private),
@@ -261,9 +261,9 @@ class ThingSerializer(ThingShortSerializer):
             "tag_names": self.get_tag_names(thing),
             "default_image": self.get_default_image(thing),
             "print_settings": self.get_print_settings(thing),
-            "description_html": self.get_description_html(thing),
-            "instructions_html": self.get_instructions_html(thing),
-            "details": self.get_details(thing),
+            "description_html": documents[0],
+            "instructions_html": documents[1],
+            "details": self.get_details(thing, documents),
             "download_count": _or_none(int, thing.download_count),
             "view_count": self.get_view_count(thing),
             "remix_count": self.get_remix_count(thing),
@@ -281,10 +281,10 @@ def _or_none(convert, value):
 NO_DERIVATIVES_LICENSES = frozenset({"cc-nd", "cc-nc-nd"})
 
 
-def _detail_parts(thing) -> list[dict]:
+def _detail_parts(thing, documents: tuple[str, str] | None = None) -> list[dict]:
     """The sections of a Thing's page, as the live service listed them: Summary (the description), then
-    the print instructions when there are any."""
-    description, instructions = documents_html(thing)
+    the print instructions when there are any. `documents`: documents_html(thing), when already read."""
+    description, instructions = documents or documents_html(thing)
     parts = [{"type": "summary", "name": "Summary", "data": [{"content": description}]}]
     if thing.instructions:
         parts.append({"type": "instructions", "name": "Instructions", "data": [{"content": instructions}]})
