@@ -12,7 +12,7 @@ from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
 
 # Chromium, the live server and signed-in pages for the end-to-end tests (tests/browser, apps/*/tests/browser).
 # The quick start's migrated SQLite database, shared by its tests (tests/support/quickstart.py).
-pytest_plugins = ["tests.browser.fixtures", "tests.support.quickstart"]
+pytest_plugins = ["tests.browser.fixtures", "tests.support.quickstart", "tests.support.ordering"]
 
 
 # Under pytest-xdist (`make test`: `-n 3 --dist loadgroup`) these run one after another on one worker,

@@ -5,7 +5,8 @@
 
 Per test (setup, call and teardown together): the process's user+system seconds and its reaped children's
 (the quick start's and the fault stack's subprocesses), beside the wall seconds. Each xdist worker appends
-its rows to CPU_REPORT (default .run/cpu-report.tsv, emptied by the controller first); the controller
+its rows to CPU_REPORT (default .run/cpu-report.tsv, emptied by the controller first), with the worker and
+the start time (a timeline of the run: which tests ran last, where a worker waited); the controller
 prints the 30 heaviest. The database server's CPU is not in it (another process's). Wall time alone, the
 JUnit report's, hides which tests are heavy on a loaded 2-core machine: a test waiting for a server looks
 as long as one that computes.
@@ -36,7 +37,7 @@ def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         path = _path(config)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("nodeid\tcpu_s\tchildren_cpu_s\twall_s\n")
+        path.write_text("cpu_s\tchildren_cpu_s\twall_s\tworker\tstarted\tnodeid\n")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -44,9 +45,14 @@ def pytest_runtest_protocol(item, nextitem):
     before = _now()
     yield
     after = _now()
+    worker = getattr(item.config, "workerinput", {}).get("workerid", "-")
+    # The node id last, escaped (a parameter may hold a tab or a line break); the start as wall-clock
+    # seconds, so the workers' rows line up into one timeline.
+    nodeid = item.nodeid.encode("unicode_escape").decode("ascii")
     with open(_path(item.config), "a") as report:
         report.write(
-            f"{item.nodeid}\t{after[0] - before[0]:.3f}\t{after[1] - before[1]:.3f}\t{after[2] - before[2]:.3f}\n"
+            f"{after[0] - before[0]:.3f}\t{after[1] - before[1]:.3f}\t{after[2] - before[2]:.3f}\t{worker}"
+            f"\t{time.time() - (after[2] - before[2]):.3f}\t{nodeid}\n"
         )
 
 
@@ -55,7 +61,7 @@ def pytest_terminal_summary(terminalreporter, config):
         return
     rows: list[tuple[float, float, float, float, str]] = []
     for line in _path(config).read_text().splitlines()[1:]:
-        name, own_s, children_s, wall_s = line.split("\t")
+        own_s, children_s, wall_s, _worker, _started, name = line.split("\t", 5)
         rows.append((float(own_s) + float(children_s), float(own_s), float(children_s), float(wall_s), name))
     rows.sort(reverse=True)
     terminalreporter.section(f"CPU seconds per test (the heaviest 30 of {len(rows)}; all in {_path(config)})")

@@ -3,7 +3,7 @@
 docs/decisions.md (Quick start): clients of the original API do not retry, so the quick start must never
 answer 503 `database is locked`. This runs the quick start as scripts/run-local.sh does (the local
 settings, `manage.py runserver`, a Celery worker with beat on the embedded SQLite broker, SQLite, the object store
-on loopback), then for QUICKSTART_LOAD_SECONDS (30 by default) several clients write through the API
+on loopback), then for QUICKSTART_LOAD_SECONDS (15 by default) several clients write through the API
 while uploads keep the worker writing too (file processing saves the file and its render image, image
 processing the sizes, package builds their row). Every response is counted.
 
@@ -27,7 +27,7 @@ from tests.support.quickstart import quickstart_env
 from apps.uploads.tests.upload_helpers import png_bytes, stl_bytes, store_post
 
 ROOT = Path(__file__).resolve().parents[3]
-LOAD_SECONDS = float(os.environ.get("QUICKSTART_LOAD_SECONDS", "30"))
+LOAD_SECONDS = float(os.environ.get("QUICKSTART_LOAD_SECONDS", "15"))
 CLIENTS = 4
 DRAIN_SECONDS = 90
 
@@ -165,6 +165,7 @@ def quick_start(quickstart_run_dir, s3_server):
         _stop(worker)
 
 
+@pytest.mark.long
 def test_the_web_process_and_the_worker_write_at_once_without_a_single_503(quick_start, capsys):
     base, token, worker_log = quick_start
     statuses: Counter[int] = Counter()

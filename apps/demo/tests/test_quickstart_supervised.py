@@ -81,6 +81,7 @@ def _ctl(run: Path, *args) -> str:
     return subprocess.run(ctl, capture_output=True, text=True, timeout=60).stdout
 
 
+@pytest.mark.long
 def test_make_run_restarts_a_killed_worker_and_an_upload_afterwards_goes_live(make_run):
     base, run = make_run["base"], make_run["run"]
     status = _ctl(run, "status")
