@@ -65,14 +65,21 @@ def rate_limit_hit(key: str, *, now: float | None = None) -> RateLimitState:
     return RateLimitState(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit)
 
 
+# INCR and EXPIREAT as one script, which Redis runs atomically: concurrent requests never lose a count,
+# and a key never outlives its window (a crash between the two commands cannot leave an immortal
+# counter). One command (EVALSHA) instead of MULTI, INCR, EXPIREAT and EXEC: the same round trip with a
+# quarter of the client's work (issue 24: 61 → 43 µs of CPU per count).
+_INCR_SCRIPT = "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIREAT', KEYS[1], ARGV[1]) return n"
+
+
 def _incr_redis(window_key: str, reset: int) -> int:
-    # INCR and EXPIREAT in one MULTI/EXEC: concurrent requests never lose a count, and a key never
-    # outlives its window (a crash between the two commands cannot leave an immortal counter).
-    pipe = _redis_client(settings.REDIS_URL).pipeline(transaction=True)
-    pipe.incr(window_key)
-    pipe.expireat(window_key, reset + 1)
-    count, _ = pipe.execute()
-    return count
+    return _incr_script(settings.REDIS_URL)(keys=[window_key], args=[reset + 1])
+
+
+@lru_cache(maxsize=4)
+def _incr_script(url: str):
+    # redis-py's Script: EVALSHA, loading the script again when the server answers NOSCRIPT (a restart).
+    return _redis_client(url).register_script(_INCR_SCRIPT)
 
 
 def _incr_cache(window_key: str, window: int) -> int:

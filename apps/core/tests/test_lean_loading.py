@@ -1,7 +1,7 @@
 """apps.core.db.loading: instances made from rows directly behave as Django's own (issue 24)."""
 import pytest
 from django.db.models import Model
-from django.db.models.signals import post_init
+from django.db.models.signals import post_init, pre_init
 
 from apps.accounts.models import User
 from apps.core.db.loading import LeanFromDb
@@ -63,3 +63,24 @@ def test_a_post_init_receiver_gets_djangos_own_path():
     finally:
         post_init.disconnect(receiver, sender=Thing)
     assert seen == [thing.pk]
+
+
+@pytest.mark.parametrize("signal", [pre_init, post_init], ids=["pre_init", "post_init"])
+def test_a_receiver_connected_after_lean_loads_is_still_heard(signal):
+    # The lean path reads the signal's per-sender cache ("no receivers"), which connect() clears.
+    seen = []
+
+    def receiver(sender, **kwargs):
+        seen.append(sender)
+
+    thing = ThingFactory()
+    Thing.objects.get(pk=thing.pk)
+    Thing.objects.get(pk=thing.pk)  # the cache now says Thing has no receivers
+    signal.connect(receiver, sender=Thing)
+    try:
+        Thing.objects.get(pk=thing.pk)
+    finally:
+        signal.disconnect(receiver, sender=Thing)
+    assert seen == [Thing]
+    Thing.objects.get(pk=thing.pk)  # disconnected: lean again, nothing heard
+    assert seen == [Thing]

@@ -104,6 +104,25 @@ def test_window_counts_restart_in_the_next_window(settings):
     assert next_window.reset == int(now) + 600
 
 
+def test_a_windows_counter_expires_when_the_window_ends(settings):
+    key = rate_limit_key(application_id=8, user_id=8)
+    state = rate_limit_hit(key)
+    window_key, reset = ratelimit.rate_limit_window(key)
+    client = ratelimit._redis_client(settings.REDIS_URL)
+    assert client.get(window_key) == b"1"
+    # EXPIREAT the window's end (+1 s): the key never outlives its window, so no reset job is needed.
+    assert client.expiretime(window_key) == reset + 1 == state.reset + 1
+
+
+def test_the_count_goes_on_after_redis_forgets_the_script(settings):
+    # A restarted Redis has no scripts: EVALSHA answers NOSCRIPT and the script is loaded again.
+    settings.RATE_LIMIT_REQUESTS = 5
+    key = rate_limit_key(application_id=9, user_id=9)
+    assert rate_limit_hit(key).remaining == 4
+    ratelimit._redis_client(settings.REDIS_URL).script_flush()
+    assert [rate_limit_hit(key).remaining for _ in range(2)] == [3, 2]
+
+
 def test_without_redis_url_the_django_cache_counts(settings):
     settings.REDIS_URL = ""
     settings.RATE_LIMIT_REQUESTS = 2

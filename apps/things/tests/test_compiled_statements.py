@@ -124,3 +124,27 @@ def test_short_things_by_ids_are_one_statement_for_any_number_of_ids():
         assert {t.pk: _seen(t) for t in found} == {pk: expected[pk] for pk in chosen if pk in expected}
         assert len(queries.captured_queries) == 1
     assert selectors._SHORT_BY_IDS._compiled is not None  # compiled, not run as a queryset each time
+
+
+@pytest.mark.parametrize("name", ["newest", "featured"])
+def test_a_compiled_page_is_planned_once_not_on_every_read(name):
+    # A page's LIMIT/OFFSET are written into its statement (apps.core.db.compiled.limit_offset_sql): bound
+    # as parameters, PostgreSQL planned the prepared statement again on every read (a custom plan each time).
+    from django.utils import timezone
+
+    from apps.things.models import Thing
+
+    things = [ThingFactory() for _ in range(4)]
+    Thing.objects.filter(pk__in=[t.pk for t in things]).update(is_featured=True, featured_at=timezone.now())
+    rows = selectors.thing_list_rows_compiled(name)
+    assert rows is not None
+    for _ in range(8):  # PostgreSQL weighs a generic plan after five custom ones
+        assert len(rows.bound()[0:2]) == 2
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE %s AND statement LIKE %s",
+            ['SELECT "things_thing"."id"%', "% LIMIT 2 OFFSET 0"],
+        )
+        (plans,) = cursor.fetchall()
+    assert plans == (8, 0)
