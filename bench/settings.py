@@ -13,6 +13,12 @@ ROOT_URLCONF = "bench.urls"
 # Persistent connections, as production intends. Django reads these per database, not at the top level.
 DATABASES["default"]["CONN_MAX_AGE"] = 60  # noqa: F405
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = False  # noqa: F405  # as production: apps.core.db.postgresql recovers
+# Commits wait for the disk, as production's do: the test settings turn that off for throwaway test
+# databases (synchronous_commit=off), which would flatter the bench's writes.
+_options = DATABASES["default"].get("OPTIONS", {})  # noqa: F405
+_options["options"] = _options.get("options", "").replace("-c synchronous_commit=off", "").strip()
+if not _options["options"]:
+    del _options["options"]
 # The request-path caches run as in production (the test settings turn them off for query counting).
 OAUTH_TOKEN_CACHE_SECONDS = 5
 THING_BODY_CACHE_SECONDS = 600
