@@ -42,17 +42,17 @@ def pytest_configure(config):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
+    started = time.time()  # wall-clock, so the workers' rows line up into one timeline
     before = _now()
     yield
     after = _now()
     worker = getattr(item.config, "workerinput", {}).get("workerid", "-")
-    # The node id last, escaped (a parameter may hold a tab or a line break); the start as wall-clock
-    # seconds, so the workers' rows line up into one timeline.
+    # The node id last, escaped (a parameter may hold a tab or a line break).
     nodeid = item.nodeid.encode("unicode_escape").decode("ascii")
     with open(_path(item.config), "a") as report:
         report.write(
             f"{after[0] - before[0]:.3f}\t{after[1] - before[1]:.3f}\t{after[2] - before[2]:.3f}\t{worker}"
-            f"\t{time.time() - (after[2] - before[2]):.3f}\t{nodeid}\n"
+            f"\t{started:.3f}\t{nodeid}\n"
         )
 
 
