@@ -30,7 +30,9 @@ class BearerTokenAuthentication(BearerAuthentication):
         # DOT's indexed checksum lookup; expired tokens and suspended users' tokens count as unknown. A GET
         # reads the token's cached row in one round trip with the rate-limit count and the view's cache
         # entries (apps.oauth.fastpath); the row is checked below the same way however it was read.
-        token = access_token_get_active(token=raw, row=fastpath.prefetch(request, raw))
+        token = access_token_get_active(
+            token=raw, row=fastpath.prefetch(request, raw), with_token=lambda: _read_with_token(request)
+        )
         if token is None:
             # DRF's own exception, so DRF marks the request unauthenticated and sends WWW-Authenticate.
             raise AuthenticationFailed("Unauthorized")
@@ -44,6 +46,19 @@ class BearerTokenAuthentication(BearerAuthentication):
             # The cached row holds the previous stamps: read afresh, so the next requests see them.
             token_cache_drop(raw)
         return (token.user, token)
+
+
+def _read_with_token(request):
+    """The view's statement to read with the token's row (ApiView.read_with_token), kept on the view."""
+    if request.method != "GET":
+        return None
+    context = getattr(request, "parser_context", None) or {}
+    view = context.get("view")
+    read_with_token = getattr(view, "read_with_token", None)
+    if view is None or read_with_token is None:
+        return None
+    found = view.with_token = read_with_token(request, **context.get("kwargs", {}))
+    return found
 
 
 def _note_activity(user) -> bool:

@@ -1,5 +1,6 @@
 """Reads of the OAuth provider."""
 import hashlib
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -10,6 +11,7 @@ from django.utils.functional import cached_property
 from oauth2_provider.models import get_access_token_model, get_application_model
 
 from apps.core.db import statement_cursor
+from apps.core.db.compiled import ReadWithToken
 from apps.core.security import throttle
 from apps.oauth import rules
 from apps.oauth.models import AppAuthorization
@@ -102,7 +104,9 @@ def authorization_get_for_user(*, user, application_id: int):
     ).first()
 
 
-def access_token_get_active(*, token: str, row=None):
+def access_token_get_active(
+    *, token: str, row=None, with_token: Callable[[], ReadWithToken | None] | None = None
+):
     """The live AccessToken with this value, its user and application loaded, or None.
 
     Every API request runs this, so it is one hand-written join on DOT's indexed checksum, turned into
@@ -113,7 +117,9 @@ def access_token_get_active(*, token: str, row=None):
     keyed by the checksum. Revocation still takes effect at once: deleting or changing the token, its
     user or its application drops the cached row (apps.oauth.signals); the expiry and the user's
     `is_active` are checked on every request, cached row or not. `row`: the cached row when the caller
-    already read it (apps.oauth.fastpath.prefetch), checked as one read here.
+    already read it (apps.oauth.fastpath.prefetch), checked as one read here. `with_token()`: the view's
+    first statement, read in the same statement as the row when the row is read from the database
+    (apps.core.db.compiled.ReadWithToken); called only then.
     """
     if not token:
         return None
@@ -124,9 +130,7 @@ def access_token_get_active(*, token: str, row=None):
         row = cache.get(key)
     cached = row is not None
     if row is None:
-        with statement_cursor() as cursor:
-            cursor.execute(_ACTIVE_TOKEN_SQL.sql, [checksum])
-            row = cursor.fetchone()
+        row = _ACTIVE_TOKEN_SQL.read(checksum, with_token() if with_token is not None else None)
         if row is None:
             return None
         if seconds:
@@ -225,6 +229,50 @@ class _TokenJoin:
             f"AND z.{quote('user_id')} = t.{quote('user_id')} "
             f"WHERE t.{quote('token_checksum')} = %s"
         )
+
+    def read(self, checksum: str, with_token: ReadWithToken | None = None):
+        """The token's row (None: no such token), and `with_token`'s rows joined to it when it can be."""
+        joined = self._joined(with_token) if with_token is not None else None
+        if joined is None:
+            with statement_cursor() as cursor:
+                cursor.execute(self.sql, [checksum])
+                return cursor.fetchone()
+        sql, params = joined
+        with statement_cursor() as cursor:
+            cursor.execute(sql, [checksum, *params])
+            rows = cursor.fetchall()
+        if not rows:
+            return None
+        width = len(self._columns)
+        row = rows[0][:width]
+        assert with_token is not None
+        with_token.read([found[width:] for found in rows], row[self._viewer_column])
+        return row
+
+    def _joined(self, with_token: ReadWithToken):
+        """(SQL, parameters after the checksum's) of the token's statement with the view's joined to it:
+        every row is the token's columns then the view's (NULLs when the view's statement has no row)."""
+        if connection.vendor != "postgresql":
+            return None  # LATERAL: the quick start's SQLite reads the two one after the other
+        found = with_token.lateral(f"tok.{self._columns[self._viewer_column]}")
+        if found is None:
+            return None
+        lateral, params = found
+        return (
+            f"SELECT tok.*, v.* FROM ({self.sql}) AS tok({', '.join(self._columns)}) "
+            f"LEFT JOIN LATERAL ({lateral}) AS v ON TRUE",
+            params,
+        )
+
+    @cached_property
+    def _columns(self) -> list[str]:
+        """Names for the token statement's columns where it is joined to another (its own repeat `id`)."""
+        return [f"c{index}" for index in range(sum(len(fields) for fields in self._fields))]
+
+    @cached_property
+    def _viewer_column(self) -> int:
+        """Where the token's user id sits in the row."""
+        return [field.attname for field in self._fields[0]].index("user_id")
 
     def _converters_for(self, parts):
         """Per column, the value converters the ORM's compiler would apply (SQLite returns datetimes

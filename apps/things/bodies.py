@@ -35,16 +35,20 @@ def detail_keys(thing_id, request) -> list[str] | None:
     return [body_key(tid) + wire_versions.cache_suffix(named)]
 
 
-def thing_detail(thing_id, *, viewer, request, cached_values) -> Rendered:
+def thing_detail(thing_id, *, viewer, request, cached_values, with_token=None) -> Rendered:
     """GET /things/{id}/'s body for `viewer`, rendered, with its ETag: the cached public body with the
     viewer's own fields when the database says it is current (bodycache.thing_state), else (a miss, a
     Thing not everyone may see, the cache off) built by the serializer and kept for the next reader when
     everyone may see the Thing. `cached_values(keys)`: ApiView.cached_values. Both bodies are the one
-    renderer's bytes (apps.core.pipeline.renderers); the caller's pipeline adds the same headers to either."""
+    renderer's bytes (apps.core.pipeline.renderers); the caller's pipeline adds the same headers to either.
+    `with_token`: selectors.thing_read_with_token's statement as the authentication read it (the Thing's
+    row read with the token's; ThingDetailView names it when the cache is off): when it holds this
+    viewer's row, the body is built from that row."""
     uid = viewer_id(viewer)
     # Each wire version's body under its own key (apps.core.pipeline.versions.cache_suffix: none for `spec`).
     suffix = wire_versions.cache_suffix(wire_versions.of(request))
-    if cache_seconds():
+    read_with_token = with_token is not None and with_token.rows_for(viewer) is not None
+    if cache_seconds() and not read_with_token:
         tid = id_or_404(thing_id)
         entry = cached_values([body_key(tid) + suffix])[0]
         if entry is not None and len(entry) >= 3 and entry[2] is not None:
@@ -55,7 +59,7 @@ def thing_detail(thing_id, *, viewer, request, cached_values) -> Rendered:
                 if liked or watched:
                     rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
                 return Rendered(rendered, {"ETag": thing_etag(state[0], liked, watched)}, from_cache=True)
-    thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer)
+    thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer, with_token=with_token)
     data = ThingSerializer(thing, context={"request": request}).data
     liked, watched = bool(data["is_liked"]), bool(data["is_watched"])
     etag = {"ETag": thing_etag(thing.version, liked, watched)}

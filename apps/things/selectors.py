@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.models import BooleanField, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
-from apps.core.db.compiled import CompiledIds, CompiledQuery, CompiledRows, StandInViewer
+from apps.core.db.compiled import CompiledIds, CompiledQuery, CompiledRows, ReadWithToken, StandInViewer, placeholder
 from apps.core.domain.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from apps.core.domain.moderation import viewer_sees_hidden, visible_q
 from apps.core.pipeline.lookups import id_or_404, viewer_id
@@ -112,12 +112,15 @@ def thing_list_published(*, viewer) -> QuerySet:
     return thing_short_queryset().filter(thing_public_q(viewer)).order_by("-added", "-id")
 
 
-def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
+def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True, with_token: ReadWithToken | None = None) -> Thing:
     """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid, deleted or hidden by a
     moderator → 404 (hidden: for everyone but staff, the creator included); private → 404 for anyone but
-    its creator (issue 22 #5)."""
+    its creator (issue 22 #5). `with_token`: thing_read_with_token's statement, used when the
+    authentication read it with the token for this viewer."""
     thing_id = id_or_404(thing_id)
-    found = _thing_statement(detail=detail, viewer=viewer).objects(thing_id, *_viewer_values(viewer))
+    found = with_token.rows_for(viewer) if with_token is not None else None
+    if found is None:
+        found = _thing_statement(detail=detail, viewer=viewer).objects(thing_id, *_viewer_values(viewer))
     thing = found[0] if found else None
     if thing is None or (thing.is_private and not rules.thing_is_owner(viewer, thing)):
         raise NotFound()  # a private Thing is its creator's alone: to anyone else it does not exist
@@ -127,6 +130,17 @@ def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True) -> Thing:
         if not rules.thing_can_view(viewer, thing):
             raise PermissionDenied()
     return thing
+
+
+def thing_read_with_token(thing_id) -> ReadWithToken | None:
+    """The detail statement of a signed-in viewer who is not staff, to read with the token's row
+    (apps.core.db.compiled.ReadWithToken; thing_get_for_viewer uses its rows); None for an id no Thing has."""
+    try:
+        tid = id_or_404(thing_id)
+    except NotFound:
+        return None
+    statement = _thing_statement(detail=True, viewer=StandInViewer(placeholder(1), is_staff=False))
+    return ReadWithToken(statement, (tid, placeholder(1)), viewer_slot=1)
 
 
 def _viewer_values(viewer) -> tuple:

@@ -10,7 +10,7 @@ from apps.core.pipeline.views import ApiView
 
 from apps.core.pipeline.api import paginated_response
 from apps.core.domain.moderation import viewer_sees_hidden
-from apps.core.pipeline.pagination import LinkHeaderPagination, link_header
+from apps.core.pipeline.pagination import LinkHeaderPagination, link_header, page_params
 from apps.core.pipeline import versions
 from apps.core.pipeline.renderers import Rendered
 from apps.things import bodies, bodycache, selectors
@@ -44,10 +44,17 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
     filter and order (a lean statement: no picture join), then each Thing's cached short form;
     a public list (`list_name`, bodies.LIST_PAGES) read by a viewer who is not staff is kept rendered."""
     staff = viewer_sees_hidden(request.user)
+    known = getattr(view, "prefetched", None)  # the count's cache entry when it was read (KeptListView)
     if not bodycache.cache_seconds():
-        # A named public list's page is one statement compiled once (the first read's cost).
+        # A named public list's page is one statement compiled once (the first read's cost), read with the
+        # token's row when the authentication read that from the database (KeptListView.read_with_token).
         rows = selectors.thing_list_rows_compiled(list_name) if list_name and not staff else None
-        return paginated_response(request, rows.bound() if rows else things(), ThingShortSerializer, view=view)
+        if rows is None:
+            return paginated_response(request, things(), ThingShortSerializer, view=view)
+        with_token = getattr(view, "with_token", None)
+        page = with_token.rows_for(request.user) if with_token is not None else None
+        read = (with_token.window, page) if with_token is not None and page is not None else None
+        return paginated_response(request, rows.bound(read=read, known=known), ThingShortSerializer, view=view)
 
     compiled = selectors.thing_list_ids_compiled(list_name) if list_name and not staff else None
 
@@ -55,7 +62,7 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
         """([(id, version)], page number, pages): the versions the page's cached short forms and its kept
         page are validated by, read by the same statement as the ids."""
         if compiled is not None:
-            ids_source = compiled.bound()  # the statement compiled once (apps.core.db.compiled)
+            ids_source = compiled.bound(known=known)  # the statement compiled once (apps.core.db.compiled)
         else:
             with selectors.thing_ids_only():
                 ids_source = things().values_list("pk", "version")
@@ -83,7 +90,23 @@ class KeptListView(ApiView):
         raise NotImplementedError
 
     def cache_keys(self, request, **kwargs):
-        return bodies.list_page_keys(self.list_name, request.GET)
+        # The kept page, and the list's cached total (read in the same round trip as the token's row or
+        # the rate-limit count: ApiView.cached_values; the total is needed when the page is built).
+        keys = bodies.list_page_keys(self.list_name, request.GET) or []
+        rows = selectors.thing_list_rows_compiled(self.list_name)
+        if rows is not None:
+            keys.append(rows.count_key())
+        return keys or None
+
+    def read_with_token(self, request, **kwargs):
+        """The page's rows, read with the token's row, when the page is built from its statement (pages
+        not kept: with kept pages the kept page answers, checked by a lighter statement)."""
+        rows = selectors.thing_list_rows_compiled(self.list_name)
+        params = page_params(request.GET)
+        if rows is None or params is None or params[0] < 1 or bodycache.cache_seconds():
+            return None
+        number, per_page = params
+        return rows.read_with_token(per_page, (number - 1) * per_page)
 
     def get(self, request):
         kept = self._kept_page(request)

@@ -18,6 +18,7 @@ annotations, the field converters of the compiler that compiled it).
 - A compiled statement belongs to one process and one database alias; Django's own caches (the
   connection's converters, the models) are those of that process too.
 """
+import re
 import threading
 from collections.abc import Callable
 
@@ -83,6 +84,37 @@ class CompiledQuery:
             rows = cursor.fetchall()
         return _instances(compiled[0], compiled[4], rows)
 
+    def with_viewer_sql(self, values: tuple, viewer_slot: int, viewer_sql: str) -> tuple[str, list] | None:
+        """This statement's SQL and parameters for `values`, with slot `viewer_slot` written as the SQL
+        expression `viewer_sql` instead of bound (a column of the statement it is joined to, ReadWithToken);
+        None when the shape is not compiled."""
+        compiled = self._compiled or self._compile()
+        if compiled is None:
+            return None
+        bound = self._bound(compiled, values)
+        slot_at = dict(compiled[3])
+        parts = _PLACEHOLDERS.split(compiled[1])
+        if sum(1 for part in parts if part == "%s") != len(bound):
+            return None
+        text, params, index = [], [], 0
+        for part in parts:
+            if part != "%s":
+                text.append(part)
+                continue
+            if slot_at.get(index) == viewer_slot:
+                text.append(viewer_sql)
+            else:
+                text.append("%s")
+                params.append(bound[index])
+            index += 1
+        return "".join(text), params
+
+    def instances(self, rows) -> list:
+        """Model instances of rows of this statement's columns read by another statement (ReadWithToken)."""
+        compiled = self._compiled or self._compile()
+        assert compiled is not None  # only rows of its own compiled SQL reach here
+        return _instances(compiled[0], compiled[4], rows)
+
     def _compile(self):
         if self._unsupported:
             return None
@@ -108,6 +140,63 @@ class CompiledQuery:
                 return None
             self._compiled = (compiler, sql, tuple(params), positions, _plan(compiler, self._using))
             return self._compiled
+
+
+# A parameter (`%s`) or a literal percent sign (`%%`) in a compiled statement: split left to right, so `%%s`
+# is a percent sign and an `s`.
+_PLACEHOLDERS = re.compile(r"(%s|%%)")
+
+
+class ReadWithToken:
+    """A view's first statement, read in the same statement as the caller's token row (issue 24, first
+    reads): one round trip to the database instead of two for a GET whose token row is not cached.
+
+    The view names it before authentication (ApiView.read_with_token); the authentication, when it reads
+    the token's row from the database, joins this statement to it (LEFT JOIN LATERAL, the viewer's id
+    taken from the token row's user column) and hands the rows back (`read`). The view then uses `rows`
+    only when the viewer the authentication settled on is the one the statement was written for
+    (`rows_for`): a signed-in user who is not staff, with that id. Any other caller (staff see hidden
+    rows, an app's token has no user, a token that turned out unusable) or a read that did not happen
+    (the row was cached, SQLite) leaves the view to run its statement the usual way.
+
+    `query`: a CompiledQuery built for a non-staff signed-in viewer; `values`: its slots' values, the
+    viewer's slot (`viewer_slot`) being a stand-in (the token decides it); `viewer_slot` None: the
+    statement does not depend on the viewer (a public list's page), then any viewer who is not staff
+    may use the rows; `window`: (limit, offset) of a page."""
+
+    def __init__(self, query: CompiledQuery, values: tuple, *, viewer_slot: int | None,
+                 window: tuple[int, int] | None = None):
+        self.query, self.values, self.viewer_slot, self.window = query, values, viewer_slot, window
+        self.rows: list | None = None
+        self.viewer: int | None = None
+
+    def lateral(self, viewer_sql: str) -> tuple[str, list] | None:
+        """(SQL, parameters) of the statement to join, or None (then the token is read alone)."""
+        slot = self.viewer_slot if self.viewer_slot is not None else -1
+        found = self.query.with_viewer_sql(self.values, slot, viewer_sql)
+        if found is None:
+            return None
+        sql, params = found
+        if self.window is not None:
+            sql += limit_offset_sql(*self.window)
+        return sql, params
+
+    def read(self, rows: list, viewer: int | None) -> None:
+        """The joined columns of the statement's rows (a row of NULLs: no row), read for user `viewer`."""
+        rows = [row for row in rows if any(value is not None for value in row)]
+        self.rows, self.viewer = self.query.instances(rows), viewer
+
+    def rows_for(self, viewer) -> list | None:
+        """The rows read with the token if they stand for this viewer, else None. Staff never use them (the
+        statement was written for a viewer who does not see hidden rows)."""
+        if self.rows is None:
+            return None
+        signed_in = viewer is not None and getattr(viewer, "is_authenticated", False)
+        if signed_in and viewer.is_staff:
+            return None
+        if self.viewer_slot is None:
+            return self.rows
+        return self.rows if signed_in and self.viewer is not None and viewer.pk == self.viewer else None
 
 
 def limit_offset_sql(limit: int, offset: int) -> str:
@@ -165,11 +254,12 @@ class CompiledIds:
         self._using = using
         self._sql: tuple[str, tuple] | None = None
 
-    def bound(self) -> "BoundIds":
+    def bound(self, *, known: dict | None = None) -> "BoundIds":
+        """`known`: cache entries already read (BoundIds.count)."""
         if self._sql is None:
             sql, params = self._build().query.get_compiler(using=self._using).as_sql()
             self._sql = (sql, tuple(params))
-        return BoundIds(self._sql[0], self._sql[1], self._using)
+        return BoundIds(self._sql[0], self._sql[1], self._using, known=known)
 
 
 class CompiledRows:
@@ -181,13 +271,23 @@ class CompiledRows:
         self._query = CompiledQuery(build, slots=0, using=using)
         self._count_source = count_source
 
-    def bound(self) -> "BoundRows":
-        return BoundRows(self._query, self._count_source.bound())
+    def bound(self, *, read: tuple[tuple[int, int], list] | None = None, known: dict | None = None) -> "BoundRows":
+        """`read`: ((limit, offset), rows) of a page already read (ReadWithToken), answered for that window;
+        `known`: cache entries already read (the count's: BoundIds.count)."""
+        return BoundRows(self._query, self._count_source.bound(known=known), read=read)
+
+    def read_with_token(self, limit: int, offset: int) -> ReadWithToken:
+        """A page of this list to read with the caller's token row (its SQL names no viewer)."""
+        return ReadWithToken(self._query, (), viewer_slot=None, window=(limit, offset))
+
+    def count_key(self) -> str:
+        """The count cache's key of this list's total (apps.core.pipeline.pagination)."""
+        return self._count_source.bound().count_key()
 
 
 class BoundRows:
-    def __init__(self, query: CompiledQuery, ids: "BoundIds"):
-        self._query, self._ids = query, ids
+    def __init__(self, query: CompiledQuery, ids: "BoundIds", *, read=None):
+        self._query, self._ids, self._read = query, ids, read
 
     def count(self) -> int:
         return self._ids.count()
@@ -197,7 +297,13 @@ class BoundRows:
 
     def __getitem__(self, window):
         start, stop = _page_window(window)
-        return self._query.window(max(0, stop - start), start)
+        limit = max(0, stop - start)
+        if self._read is not None:
+            (read_limit, read_offset), rows = self._read
+            # The same first rows of the same order: the paginator cuts the last page to the total.
+            if read_offset == start and limit <= read_limit:
+                return rows[:limit]
+        return self._query.window(limit, start)
 
 
 def _page_window(window) -> tuple[int, int]:
@@ -207,14 +313,21 @@ def _page_window(window) -> tuple[int, int]:
 
 
 class BoundIds:
-    def __init__(self, sql: str, params: tuple, using: str):
-        self.sql, self.params, self.using = sql, params, using
+    def __init__(self, sql: str, params: tuple, using: str, *, known: dict | None = None):
+        self.sql, self.params, self.using, self.known = sql, params, using, known
+
+    def count_key(self) -> str:
+        from apps.core.pipeline.pagination import count_key
+
+        return count_key(self.sql, self.params)
 
     def count(self) -> int:
-        from apps.core.pipeline.pagination import LARGE_LIST, count_cached, count_fresh, count_key
+        """The list's total (its count cached as apps.core.pipeline.pagination caches any list's), from
+        `known` (cache entries the request already read, key → value) when that holds it."""
+        from apps.core.pipeline.pagination import LARGE_LIST, count_cached, count_fresh
 
-        key = count_key(self.sql, self.params)
-        fresh = count_fresh(key)
+        key = self.count_key()
+        fresh = count_fresh(key, known=self.known)
         if fresh is not None:
             return fresh
         bounded = self._scalar(f"SELECT COUNT(*) FROM ({self.sql} LIMIT {int(LARGE_LIST) + 1}) AS bounded", self.params)

@@ -61,12 +61,16 @@ def count_key(sql: str, params) -> str:
     return "list-count:" + hashlib.sha256(f"{sql}|{tuple(params)!r}".encode()).hexdigest()
 
 
-def count_fresh(key: str) -> int | None:
-    """The cached total of a large list while it is fresh, else None."""
-    try:
-        entry = cache.get(key)
-    except Exception:  # the cache is an optimisation
-        return None
+def count_fresh(key: str, *, known: dict | None = None) -> int | None:
+    """The cached total of a large list while it is fresh, else None. `known`: cache entries the request
+    already read (key → value; ApiView.prefetched), the cache's answer when it holds `key`."""
+    if known is not None and key in known:
+        entry = known[key]
+    else:
+        try:
+            entry = cache.get(key)
+        except Exception:  # the cache is an optimisation
+            return None
     if entry is not None and time.time() - entry[1] < COUNT_CACHE_SECONDS:
         return entry[0]
     return None

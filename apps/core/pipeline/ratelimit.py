@@ -11,7 +11,8 @@ from functools import lru_cache
 
 import redis
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,48 @@ def _incr_redis(window_key: str, reset: int) -> int:
 def _incr_script(url: str):
     # redis-py's Script: EVALSHA, loading the script again when the server answers NOSCRIPT (a restart).
     return _redis_client(url).register_script(_INCR_SCRIPT)
+
+
+# The count and the view's cache entries in one round trip (rate_limit_hit_reading): INCR and EXPIREAT as
+# above, then MGET of the entries.
+_INCR_READ_SCRIPT = (
+    "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIREAT', KEYS[1], ARGV[1]) "
+    "return {n, redis.call('MGET', unpack(KEYS, 2))}"
+)
+
+
+def rate_limit_hit_reading(key: str, cache_keys: list[str]) -> tuple[RateLimitState, dict | None]:
+    """rate_limit_hit(key), and the values of these Django cache keys read in the same round trip (issue
+    24, first reads: a GET whose token row was not cached pays one round trip to Redis, not two).
+
+    The values are what `cache.get_many` would answer (key → value, None: absent); None when they were not
+    read (no Redis cache, Redis failing: the count then fails open as rate_limit_hit's does, and the view
+    reads its entries the usual way, which fail open too)."""
+    if not cache_keys or not settings.REDIS_URL or not isinstance(caches["default"], RedisCache):
+        return rate_limit_hit(key), None
+    limit = settings.RATE_LIMIT_REQUESTS
+    window_key, reset = rate_limit_window(key)
+    try:
+        client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]  # Django's RedisCacheClient
+        count, values = _read_script(client)(
+            keys=[window_key, *(cache.make_key(k) for k in cache_keys)], args=[reset + 1]
+        )
+    except redis.RedisError as exc:
+        _log_failure(exc)
+        return RateLimitState(limit=limit, remaining=limit, reset=reset, allowed=True), None
+    loads = cache._cache._serializer.loads  # type: ignore[attr-defined]  # as Django's get() reads a value
+    found = {k: (None if v is None else loads(v)) for k, v in zip(cache_keys, values)}
+    return RateLimitState(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit), found
+
+
+_READ_SCRIPTS: dict[int, object] = {}
+
+
+def _read_script(client):
+    script = _READ_SCRIPTS.get(id(client))
+    if script is None:
+        script = _READ_SCRIPTS.setdefault(id(client), client.register_script(_INCR_READ_SCRIPT))
+    return script
 
 
 def _incr_cache(window_key: str, window: int) -> int:

@@ -30,7 +30,13 @@ from apps.core.pipeline.handlers import error_body, service_unavailable_from, se
 from apps.core.pipeline.permissions import WRITE_SCOPE, scope_allows_write
 from apps.core.pipeline.renderers import Rendered
 from apps.core.pipeline.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
-from apps.core.pipeline.ratelimit import RATE_LIMIT_COUNTED_ATTRIBUTE, RateLimitState, rate_limit_hit, rate_limit_key
+from apps.core.pipeline.ratelimit import (
+    RATE_LIMIT_COUNTED_ATTRIBUTE,
+    RateLimitState,
+    rate_limit_hit,
+    rate_limit_hit_reading,
+    rate_limit_key,
+)
 from apps.core.pipeline.statuses import success_status_apply
 from apps.core.pipeline import versions
 
@@ -67,6 +73,14 @@ class ApiView(APIView):
     prefetched: dict | None = None
     # Whether a GET's 200 gets the body's digest as its ETag when the view set none (6. above).
     conditional_get = True
+    # The view's first statement as the authentication read it with the token's row (read_with_token).
+    with_token = None
+
+    def read_with_token(self, request, **kwargs):
+        """The view's first statement (apps.core.db.compiled.ReadWithToken) for a GET, read in the same
+        statement as the caller's token row when the authentication reads that row from the database;
+        None: none. The handler finds it as `self.with_token`, its rows there only if it was read."""
+        return None
 
     def cache_keys(self, request, **kwargs) -> list[str] | None:
         """The cache entries this GET may be answered from (None: none), read with the token's row."""
@@ -132,7 +146,17 @@ class ApiView(APIView):
         key = rate_limit_key(application_id=token.application_id, user_id=token.user_id)
         # A request the cached-read path already counted (apps.oauth.fastpath) is not counted twice.
         counted = getattr(request._request, RATE_LIMIT_COUNTED_ATTRIBUTE, None)
-        self.rate_limit = counted[1] if counted is not None and counted[0] == key else rate_limit_hit(key)
+        if counted is not None and counted[0] == key:
+            self.rate_limit = counted[1]
+        elif self.prefetched is None and request.method == "GET":
+            # The token's row was not read with the view's entries (apps.oauth.fastpath): they are read
+            # with the count instead, one round trip for both (cached_values finds them).
+            keys = self.cache_keys(request, **self.kwargs) or []
+            self.rate_limit, found = rate_limit_hit_reading(key, keys) if keys else (rate_limit_hit(key), None)
+            if found is not None:
+                self.prefetched = found
+        else:
+            self.rate_limit = rate_limit_hit(key)
         if not self.rate_limit.allowed:
             self.throttled(request, self.rate_limit.retry_after())
 

@@ -136,3 +136,67 @@ def test_a_pooler_setting_turns_preparing_off():
     finally:
         del options["prepare_threshold"]
     assert wrapper.get_connection_params()["prepare_threshold"] > 10**6
+
+
+# --- timestamptz values (issue 24, first reads) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "2026-11-28 16:09:21.123456+00",
+    "2026-06-01 12:00:00+02",  # another offset: the session's UTC value
+    "1899-12-31 23:59:59.5-03:30",
+    "0001-01-01 00:00:00+00",
+    "9999-12-31 23:59:59.999999+00",
+])
+def test_timestamptz_values_load_as_djangos_own_loader_loads_them(text):
+    """The native loader (UtcTimestamptzLoader) answers what Django's Python one would: the same instant,
+    the same tzinfo object (datetime.timezone.utc), for any offset the server was given."""
+    import datetime
+
+    from django.db.backends.postgresql.psycopg_any import BaseTzLoader
+
+    from apps.core.db.postgresql.base import UtcTimestamptzLoader
+
+    connection.ensure_connection()
+    assert connection.connection.adapters.get_loader(1184, psycopg.pq.Format.TEXT) is UtcTimestamptzLoader
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::timestamptz, %s::timestamptz::text", [text, text])
+        loaded, as_text = cursor.fetchone()
+
+    class Djangos(BaseTzLoader):
+        timezone = datetime.timezone.utc
+
+    expected = Djangos(1184, connection.connection).load(as_text.encode())
+    assert loaded == expected
+    assert loaded.tzinfo is expected.tzinfo is datetime.timezone.utc
+    assert (loaded.year, loaded.microsecond) == (expected.year, expected.microsecond)
+
+
+def test_the_orm_reads_timestamps_through_the_native_loader():
+    import datetime
+
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    user = get_user_model().objects.create_user(username="ts-reader", password="x" * 12)
+    user.refresh_from_db()
+    assert user.date_joined.tzinfo is datetime.timezone.utc
+    assert abs((timezone.now() - user.date_joined).total_seconds()) < 60
+
+
+def test_a_long_fixed_statement_is_converted_once_and_runs_with_each_calls_values():
+    """psycopg keeps the `%s` → `$n` conversion only for statements up to 4 KB; a prepared (fixed) statement
+    keeps it whatever its length (apps.core.db.postgresql.base._FixedTextQuery)."""
+    from apps.core.db import statement_cursor
+    from apps.core.db.postgresql.base import _fixed_text_converted
+
+    padding = " + ".join(["0"] * 2500)  # a statement of about 10 KB
+    sql = f"SELECT %s::int + {padding}, %s::text, 7 %% 4"
+    assert len(sql) > 4096
+    before = _fixed_text_converted.cache_info()
+    for value in (1, 2, 3):
+        with statement_cursor() as cursor:
+            cursor.execute(sql, [value, "50%"])
+            assert cursor.fetchone() == (value, "50%", 3)
+    after = _fixed_text_converted.cache_info()
+    assert after.misses - before.misses == 1 and after.hits - before.hits == 2

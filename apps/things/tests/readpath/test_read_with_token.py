@@ -1,0 +1,188 @@
+"""A first read in one round trip to each server (issue 24, first reads; apps.core.db.compiled.ReadWithToken).
+
+When a GET's token row is not cached, the authentication reads it from the database in the same statement as
+the view's first statement (a Thing's detail row, a public list's page), and the rate-limit count reads the
+view's cache entries (the list's cached total) in the same round trip to Redis. These tests check that a
+first read makes those two round trips, and that its answer is the one the view gives when it reads its
+statement on its own, for every kind of caller (a reader, the creator, staff, an app's token, an unusable
+token) and every kind of Thing (public, a draft, hidden, private).
+"""
+from datetime import timedelta
+
+import pytest
+import redis.connection
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from apps.accounts.tests.factories import UserFactory
+from apps.core.domain.moderation import moderation_hide
+from apps.core.db.compiled import ReadWithToken
+from apps.oauth.tests.factories import AccessTokenFactory
+from apps.things import selectors
+from apps.things.models import Thing
+from apps.things.tests.factories import ThingFactory
+from tests.support.api import bearer_client
+
+pytestmark = [pytest.mark.django_db, pytest.mark.caches_off]
+
+
+@pytest.fixture
+def usual_way(monkeypatch):
+    """Turns the joined read off: each view reads its statement on its own, after the token's."""
+
+    def turn_off():
+        monkeypatch.setattr(ReadWithToken, "lateral", lambda self, viewer_sql: None)
+
+    return turn_off
+
+
+@pytest.fixture
+def redis_commands(monkeypatch):
+    sent: list[str] = []
+    original = redis.connection.AbstractConnection.send_command
+
+    def send_command(self, *args, **kwargs):
+        sent.append(str(args[0]))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.connection.AbstractConnection, "send_command", send_command)
+    return sent
+
+
+def _active(api):
+    """The client after one request: the user's `last_active` stamp (a write, once) is behind it."""
+    assert api.get("/users/me").status_code == 200
+    return api
+
+
+def _answer(response) -> tuple:
+    return response.status_code, response.content, response.get("ETag")
+
+
+def _things(owner):
+    hidden = ThingFactory(creator=owner, name="hidden")
+    moderation_hide(obj=hidden, reason="spam", by=UserFactory(is_staff=True))
+    private = ThingFactory(creator=owner, name="private")
+    Thing.objects.filter(pk=private.pk).update(is_private=True)
+    return {
+        "public": ThingFactory(creator=owner, name="public", tags=["b", "a"]),
+        "draft": ThingFactory(creator=owner, name="draft", is_published=False),
+        "hidden": hidden,
+        "private": private,
+    }
+
+
+def test_a_things_first_read_is_one_statement_and_one_redis_command(client_for, user, redis_commands):
+    thing = ThingFactory()
+    api = _active(client_for(user))
+    redis_commands.clear()
+    with CaptureQueriesContext(connection) as queries:
+        response = api.get(f"/things/{thing.pk}/")
+    assert response.status_code == 200 and response.json()["id"] == thing.pk
+    assert len(queries.captured_queries) == 1, [q["sql"][:80] for q in queries.captured_queries]
+    assert "LATERAL" in queries.captured_queries[0]["sql"]
+    assert _reads(redis_commands) == ["EVALSHA"]  # the count
+
+
+@pytest.mark.parametrize("caller", ["reader", "creator", "staff", "app", "liker"])
+def test_every_caller_gets_what_the_view_answers_on_its_own(caller, client_for, usual_way, application):
+    owner = UserFactory()
+    things = _things(owner)
+    who = {"reader": UserFactory(), "creator": owner, "staff": UserFactory(is_staff=True), "liker": UserFactory()}
+    if caller == "liker":
+        from apps.things import services
+
+        services.thing_like(user=who["liker"], thing=things["public"])
+    api = bearer_client(AccessTokenFactory(user=None, application=application)) if caller == "app" \
+        else client_for(who[caller])
+    joined = {name: _answer(api.get(f"/things/{thing.pk}/")) for name, thing in things.items()}
+    usual_way()
+    alone = {name: _answer(api.get(f"/things/{thing.pk}/")) for name, thing in things.items()}
+    assert joined == alone
+    expected = {
+        "reader": {"public": 200, "draft": 403, "hidden": 404, "private": 404},
+        "liker": {"public": 200, "draft": 403, "hidden": 404, "private": 404},
+        "creator": {"public": 200, "draft": 200, "hidden": 404, "private": 200},
+        "staff": {"public": 200, "draft": 403, "hidden": 200, "private": 404},
+        "app": {"public": 403, "draft": 403, "hidden": 403, "private": 403},  # a Thing needs a user's token
+    }[caller]
+    assert {name: answer[0] for name, answer in joined.items()} == expected
+    if caller == "liker":
+        assert api.get(f"/things/{things['public'].pk}/").json()["is_liked"] is True
+
+
+def test_an_unusable_token_is_401_whatever_the_thing(application):
+    thing = ThingFactory()
+    expired = bearer_client(AccessTokenFactory(application=application, expires=timezone.now() - timedelta(seconds=1)))
+    suspended_user = UserFactory()
+    suspended = bearer_client(AccessTokenFactory(user=suspended_user, application=application))
+    suspended_user.is_active = False
+    suspended_user.save(update_fields=["is_active"])
+    for api in (expired, suspended):
+        assert api.get(f"/things/{thing.pk}/").status_code == 401
+
+
+def test_a_missing_or_malformed_id_is_404(api):
+    assert api.get("/things/999999999/").status_code == 404
+    assert api.get("/things/0/").status_code == 404
+    assert selectors.thing_read_with_token("abc") is None
+
+
+def test_a_list_page_is_read_with_the_token_and_its_total_with_the_count(client_for, user, usual_way, redis_commands):
+    things = [ThingFactory() for _ in range(7)]
+    hidden = ThingFactory()
+    moderation_hide(obj=hidden, reason="spam", by=UserFactory(is_staff=True))
+    api = _active(client_for(user))
+    paths = [f"/newest/?per_page=3&page={page}" for page in (1, 2, 3, 4, 0)] + ["/newest/", "/newest/?per_page=x"]
+    redis_commands.clear()
+    with CaptureQueriesContext(connection) as queries:
+        first = api.get(paths[0])
+    assert first.status_code == 200
+    assert [item["id"] for item in first.json()] == [t.pk for t in reversed(things)][:3]
+    # The token with the page, then the bounded count (a small list's total is not cached)
+    assert "LATERAL" in queries.captured_queries[0]["sql"]
+    assert len(queries.captured_queries) == 2, [q["sql"][:80] for q in queries.captured_queries]
+    assert _reads(redis_commands) == ["EVALSHA"]  # the count and the cached total
+    joined = [_answer(api.get(path)) for path in paths]
+    usual_way()
+    alone = [_answer(api.get(path)) for path in paths]
+    assert joined == alone
+    assert hidden.pk not in {item["id"] for status, body, _ in joined if status == 200 for item in _json(body)}
+
+
+def test_staff_lists_show_hidden_things_as_before(client_for):
+    visible = ThingFactory()
+    hidden = ThingFactory()
+    moderation_hide(obj=hidden, reason="spam", by=UserFactory(is_staff=True))
+    ids = {item["id"] for item in client_for(UserFactory(is_staff=True)).get("/newest/").json()}
+    assert {visible.pk, hidden.pk} <= ids
+    assert hidden.pk not in {item["id"] for item in client_for(UserFactory()).get("/newest/").json()}
+
+
+def test_a_large_lists_cached_total_comes_with_the_rate_limit_count(client_for, user, redis_commands):
+    import time
+
+    from django.core.cache import cache
+
+    ThingFactory()
+    rows = selectors.thing_list_rows_compiled("newest")
+    assert rows is not None
+    cache.set(rows.count_key(), (123_456, time.time()), 60)  # a large list's fresh total
+    api = client_for(user)
+    redis_commands.clear()
+    response = api.get("/newest/?per_page=30")
+    assert response.status_code == 200
+    assert "page=4116" in response["Link"]  # the cached total places `last`
+    assert _reads(redis_commands) == ["EVALSHA"]  # read with the count, no GET of its own
+
+
+def _reads(commands: list[str]) -> list[str]:
+    """The reads among Redis commands (a request may also write: the user's last-active gate)."""
+    return [command for command in commands if command in ("GET", "MGET", "EVALSHA", "EVAL")]
+
+
+def _json(body: bytes):
+    import json
+
+    return json.loads(body)
