@@ -16,6 +16,7 @@ from apps.things.bodycache import (
     body_key,
     cache_seconds,
     thing_state,
+    thing_state_of,
     thing_versions,
 )
 from apps.things.serializers import ThingSerializer, ThingShortSerializer
@@ -41,25 +42,28 @@ def thing_detail(thing_id, *, viewer, request, cached_values, with_token=None) -
     Thing not everyone may see, the cache off) built by the serializer and kept for the next reader when
     everyone may see the Thing. `cached_values(keys)`: ApiView.cached_values. Both bodies are the one
     renderer's bytes (apps.core.pipeline.renderers); the caller's pipeline adds the same headers to either.
-    `with_token`: selectors.thing_read_with_token's statement as the authentication read it (the Thing's
-    row read with the token's; ThingDetailView names it when the cache is off): when it holds this
-    viewer's row, the body is built from that row."""
+    `with_token`: what the authentication read with the token's row (ThingDetailView.read_with_token): the
+    kept body's check (bodycache.thing_state_read_with_token) when the cache is on, the Thing's detail row
+    (selectors.thing_read_with_token, named "thing") when it is off; used only when read for this viewer."""
     uid = viewer_id(viewer)
     # Each wire version's body under its own key (apps.core.pipeline.versions.cache_suffix: none for `spec`).
     suffix = wire_versions.cache_suffix(wire_versions.of(request))
-    read_with_token = with_token is not None and with_token.rows_for(viewer) is not None
-    if cache_seconds() and not read_with_token:
+    read = with_token.rows_for(viewer) if with_token is not None else None
+    thing_read = with_token if with_token is not None and with_token.name == "thing" else None
+    if cache_seconds() and not (read is not None and thing_read is not None):
         tid = id_or_404(thing_id)
         entry = cached_values([body_key(tid) + suffix])[0]
         if entry is not None and len(entry) >= 3 and entry[2] is not None:
-            state = thing_state(tid, uid)
+            # The check, read with the token's row when the authentication read that from the database.
+            state = thing_state_of(read) if read is not None and with_token.name == "state" \
+                else thing_state(tid, uid)
             if state is not None and state[1] and entry[0] == state[0]:
                 liked, watched = (state[2], state[3]) if uid is not None else (False, False)
                 rendered = entry[2]
                 if liked or watched:
                     rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
                 return Rendered(rendered, {"ETag": thing_etag(state[0], liked, watched)}, from_cache=True)
-    thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer, with_token=with_token)
+    thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer, with_token=thing_read)
     data = ThingSerializer(thing, context={"request": request}).data
     liked, watched = bool(data["is_liked"]), bool(data["is_watched"])
     etag = {"ETag": thing_etag(thing.version, liked, watched)}

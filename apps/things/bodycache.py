@@ -34,6 +34,7 @@ from django.db import connection
 from django.db.models import F
 
 from apps.core.db import statement_cursor
+from apps.core.db.compiled import FixedStatement, ReadWithToken
 from apps.core.pipeline.lookups import viewer_id
 
 BODY_PREFIX = "thing-body:"  # thing-body:<id> → (version, public body, rendered public body)
@@ -110,6 +111,30 @@ def thing_state(thing_id: int, uid: int | None) -> tuple[int, bool, bool, bool] 
         row = cursor.fetchone()
     if row is None:
         return None
+    return int(row[0]), bool(row[1]), bool(row[2]), bool(row[3])
+
+
+# thing_state's statement as the authentication joins it to the token's row (its first two parameters are
+# the viewer's id): a kept body's check read in the token's statement (ThingDetailView.read_with_token).
+_STATE_STATEMENT = FixedStatement(lambda: _state_sql(), viewer_positions=frozenset({0, 1}))
+
+
+def thing_state_read_with_token(thing_id) -> ReadWithToken | None:
+    """thing_state's statement for this Thing, to read with the caller's token row (None: not an id)."""
+    try:
+        tid = int(thing_id)
+    except (TypeError, ValueError):
+        return None
+    if not 0 < tid < 2**63:
+        return None
+    return ReadWithToken(_STATE_STATEMENT, (-1, -1, tid), viewer_slot=0, name="state")
+
+
+def thing_state_of(rows: list) -> tuple[int, bool, bool, bool] | None:
+    """thing_state's answer from its statement's rows read with the token (none: no such Thing)."""
+    if not rows:
+        return None
+    row = rows[0]
     return int(row[0]), bool(row[1]), bool(row[2]), bool(row[3])
 
 

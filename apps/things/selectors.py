@@ -140,7 +140,7 @@ def thing_read_with_token(thing_id) -> ReadWithToken | None:
     except NotFound:
         return None
     statement = _thing_statement(detail=True, viewer=StandInViewer(placeholder(1), is_staff=False))
-    return ReadWithToken(statement, (tid, placeholder(1)), viewer_slot=1)
+    return ReadWithToken(statement, (tid, placeholder(1)), viewer_slot=1, name="thing")
 
 
 def _viewer_values(viewer) -> tuple:

@@ -88,9 +88,11 @@ class ThingDetailView(ApiView):
         return bodies.detail_keys(thing_id, request)
 
     def read_with_token(self, request, thing_id=None, **kwargs):
-        # With the body cache on, a kept body is checked by one narrow statement (bodycache.thing_state):
-        # the full row is read only when the cache is off, where the view always needs it.
-        return None if bodies.cache_seconds() else selectors.thing_read_with_token(thing_id)
+        # With the body cache on, what a kept body needs: its check (bodycache.thing_state, one narrow
+        # statement); with it off, the Thing's detail row, which the view then always reads.
+        if bodies.cache_seconds():
+            return bodycache.thing_state_read_with_token(thing_id)
+        return selectors.thing_read_with_token(thing_id)
 
     @extend_schema(
         parameters=[THING_PARAM],

@@ -93,21 +93,7 @@ class CompiledQuery:
             return None
         bound = self._bound(compiled, values)
         slot_at = dict(compiled[3])
-        parts = _PLACEHOLDERS.split(compiled[1])
-        if sum(1 for part in parts if part == "%s") != len(bound):
-            return None
-        text, params, index = [], [], 0
-        for part in parts:
-            if part != "%s":
-                text.append(part)
-                continue
-            if slot_at.get(index) == viewer_slot:
-                text.append(viewer_sql)
-            else:
-                text.append("%s")
-                params.append(bound[index])
-            index += 1
-        return "".join(text), params
+        return _viewer_written(compiled[1], bound, lambda index: slot_at.get(index) == viewer_slot, viewer_sql)
 
     def instances(self, rows) -> list:
         """Model instances of rows of this statement's columns read by another statement (ReadWithToken)."""
@@ -147,6 +133,41 @@ class CompiledQuery:
 _PLACEHOLDERS = re.compile(r"(%s|%%)")
 
 
+def _viewer_written(sql: str, params, is_viewer, viewer_sql: str) -> tuple[str, list] | None:
+    """`sql` with each parameter `is_viewer(index)` names written as `viewer_sql`, and the parameters
+    left; None when the text's placeholders do not match the parameters."""
+    parts = _PLACEHOLDERS.split(sql)
+    if sum(1 for part in parts if part == "%s") != len(params):
+        return None
+    text, kept, index = [], [], 0
+    for part in parts:
+        if part != "%s":
+            text.append(part)
+            continue
+        if is_viewer(index):
+            text.append(viewer_sql)
+        else:
+            text.append("%s")
+            kept.append(params[index])
+        index += 1
+    return "".join(text), kept
+
+
+class FixedStatement:
+    """A hand-written statement of fixed text, as ReadWithToken joins it (its rows come back as tuples).
+    `sql()`: the text (built on first use: quoting needs the connection); `viewer_positions`: which of
+    its parameters are the viewer's id."""
+
+    def __init__(self, sql: Callable[[], str], *, viewer_positions: frozenset[int]):
+        self._sql, self._viewer_positions = sql, viewer_positions
+
+    def with_viewer_sql(self, values: tuple, viewer_slot: int, viewer_sql: str) -> tuple[str, list] | None:
+        return _viewer_written(self._sql(), values, self._viewer_positions.__contains__, viewer_sql)
+
+    def instances(self, rows) -> list:
+        return [tuple(row) for row in rows]
+
+
 class ReadWithToken:
     """A view's first statement, read in the same statement as the caller's token row (issue 24, first
     reads): one round trip to the database instead of two for a GET whose token row is not cached.
@@ -159,14 +180,16 @@ class ReadWithToken:
     rows, an app's token has no user, a token that turned out unusable) or a read that did not happen
     (the row was cached, SQLite) leaves the view to run its statement the usual way.
 
-    `query`: a CompiledQuery built for a non-staff signed-in viewer; `values`: its slots' values, the
-    viewer's slot (`viewer_slot`) being a stand-in (the token decides it); `viewer_slot` None: the
+    `query`: a CompiledQuery built for a non-staff signed-in viewer (or a FixedStatement: rows as tuples);
+    `values`: its slots' values, the viewer's slot (`viewer_slot`) being a stand-in (the token decides
+    it); `viewer_slot` None: the
     statement does not depend on the viewer (a public list's page), then any viewer who is not staff
     may use the rows; `window`: (limit, offset) of a page."""
 
-    def __init__(self, query: CompiledQuery, values: tuple, *, viewer_slot: int | None,
-                 window: tuple[int, int] | None = None):
+    def __init__(self, query: "CompiledQuery | FixedStatement", values: tuple, *, viewer_slot: int | None,
+                 window: tuple[int, int] | None = None, name: str = ""):
         self.query, self.values, self.viewer_slot, self.window = query, values, viewer_slot, window
+        self.name = name  # which statement it is, for a view that names more than one
         self.rows: list | None = None
         self.viewer: int | None = None
 

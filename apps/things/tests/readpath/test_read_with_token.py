@@ -186,3 +186,32 @@ def _json(body: bytes):
     import json
 
     return json.loads(body)
+
+
+def test_a_kept_bodys_check_is_read_with_the_token(client_for, user, settings, usual_way, redis_commands):
+    """Body cache on, token cache off (a client whose token row left the cache): the kept body, the count
+    and the body in one Redis round trip, the token and the body's check in one statement."""
+    settings.THING_BODY_CACHE_SECONDS = 600
+    owner = UserFactory()
+    things = _things(owner)
+    from apps.things import services
+
+    services.thing_like(user=user, thing=things["public"])
+    api = _active(client_for(user))
+    assert api.get(f"/things/{things['public'].pk}/").status_code == 200  # kept
+    redis_commands.clear()
+    with CaptureQueriesContext(connection) as queries:
+        response = api.get(f"/things/{things['public'].pk}/")
+    assert response.status_code == 200 and response.json()["is_liked"] is True
+    assert len(queries.captured_queries) == 1 and "LATERAL" in queries.captured_queries[0]["sql"]
+    assert "t.version" in queries.captured_queries[0]["sql"]  # the check, not the Thing's detail row
+    assert _reads(redis_commands) == ["EVALSHA"]
+    # A change moves the version: the next read through the joined check is built afresh.
+    services.thing_update(thing=things["public"], data={"name": "renamed"})
+    assert api.get(f"/things/{things['public'].pk}/").json()["name"] == "renamed"
+    # Every caller and every kind of Thing: as answered with the check read on its own.
+    callers = [client_for(user), client_for(owner), client_for(UserFactory(is_staff=True)), client_for(UserFactory())]
+    joined = [_answer(c.get(f"/things/{t.pk}/")) for c in callers for t in things.values()]
+    usual_way()
+    alone = [_answer(c.get(f"/things/{t.pk}/")) for c in callers for t in things.values()]
+    assert joined == alone
