@@ -182,14 +182,14 @@ class ReadWithToken:
 
     `query`: a CompiledQuery built for a non-staff signed-in viewer (or a FixedStatement: rows as tuples);
     `values`: its slots' values, the viewer's slot (`viewer_slot`) being a stand-in (the token decides
-    it); `viewer_slot` None: the
-    statement does not depend on the viewer (a public list's page), then any viewer who is not staff
-    may use the rows; `window`: (limit, offset) of a page."""
+    it); `viewer_slot` None: the statement does not depend on the viewer (a public list's page), then any
+    viewer who is not staff may use the rows; `window`: (limit, offset) of a page; `name`: which
+    statement it is, for a view that names more than one."""
 
     def __init__(self, query: "CompiledQuery | FixedStatement", values: tuple, *, viewer_slot: int | None,
                  window: tuple[int, int] | None = None, name: str = ""):
         self.query, self.values, self.viewer_slot, self.window = query, values, viewer_slot, window
-        self.name = name  # which statement it is, for a view that names more than one
+        self.name = name
         self.rows: list | None = None
         self.viewer: int | None = None
 
