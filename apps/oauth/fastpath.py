@@ -27,6 +27,7 @@ from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
+from apps.core.cache.scripts import cached_value, registered_script
 from apps.core.pipeline.ratelimit import RATE_LIMIT_COUNTED_ATTRIBUTE, RateLimitState, rate_limit_key, rate_limit_window
 from apps.oauth.selectors import token_cache_key, token_checksum, token_owner_memo
 
@@ -65,7 +66,7 @@ def prefetch(request, raw: str):
     view_keys = list((keys_of(request, **context.get("kwargs", {})) if keys_of else None) or [])
     try:
         client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]  # Django's RedisCacheClient
-        row, count, values = _script(client)(
+        row, count, values = registered_script(client, _SCRIPT)(
             keys=[cache.make_key(token_cache_key(checksum)), window_key, *(cache.make_key(k) for k in view_keys)],
             args=[reset + 1],
         )
@@ -78,25 +79,9 @@ def prefetch(request, raw: str):
     state = RateLimitState(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit)
     setattr(request._request, RATE_LIMIT_COUNTED_ATTRIBUTE, (bucket, state))
     if view_keys:
-        view.prefetched = dict(zip(view_keys, (_loads(v) for v in values)))
-    return _loads(row)
+        view.prefetched = dict(zip(view_keys, (cached_value(v) for v in values)))
+    return cached_value(row)
 
 
 def enabled() -> bool:
     return bool(settings.REDIS_URL and settings.OAUTH_TOKEN_CACHE_SECONDS) and isinstance(caches["default"], RedisCache)
-
-
-_SCRIPTS: dict[int, object] = {}
-
-
-def _script(client):
-    script = _SCRIPTS.get(id(client))
-    if script is None:
-        script = _SCRIPTS.setdefault(id(client), client.register_script(_SCRIPT))
-    return script
-
-
-def _loads(value):
-    if value is None:
-        return None
-    return cache._cache._serializer.loads(value)  # type: ignore[attr-defined]  # as Django's get() reads it

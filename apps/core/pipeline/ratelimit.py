@@ -14,6 +14,8 @@ from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
+from apps.core.cache.scripts import cached_value, registered_script
+
 log = logging.getLogger(__name__)
 
 # Redis is on every request's path: a slow Redis must not become a slow API.
@@ -104,25 +106,14 @@ def rate_limit_hit_reading(key: str, cache_keys: list[str]) -> tuple[RateLimitSt
     window_key, reset = rate_limit_window(key)
     try:
         client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]  # Django's RedisCacheClient
-        count, values = _read_script(client)(
+        count, values = registered_script(client, _INCR_READ_SCRIPT)(
             keys=[window_key, *(cache.make_key(k) for k in cache_keys)], args=[reset + 1]
         )
     except redis.RedisError as exc:
         _log_failure(exc)
         return RateLimitState(limit=limit, remaining=limit, reset=reset, allowed=True), None
-    loads = cache._cache._serializer.loads  # type: ignore[attr-defined]  # as Django's get() reads a value
-    found = {k: (None if v is None else loads(v)) for k, v in zip(cache_keys, values)}
+    found = {k: cached_value(v) for k, v in zip(cache_keys, values)}
     return RateLimitState(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit), found
-
-
-_READ_SCRIPTS: dict[int, object] = {}
-
-
-def _read_script(client):
-    script = _READ_SCRIPTS.get(id(client))
-    if script is None:
-        script = _READ_SCRIPTS.setdefault(id(client), client.register_script(_INCR_READ_SCRIPT))
-    return script
 
 
 def _incr_cache(window_key: str, window: int) -> int:

@@ -123,6 +123,40 @@ def test_the_count_goes_on_after_redis_forgets_the_script(settings):
     assert [rate_limit_hit(key).remaining for _ in range(2)] == [3, 2]
 
 
+def test_the_count_reads_cache_entries_in_its_round_trip_and_shares_the_window(settings):
+    """rate_limit_hit_reading (issue 24): the same window as rate_limit_hit, plus the values Django's cache
+    would answer for the keys; it goes on after Redis forgets its script."""
+    from django.core.cache import cache
+
+    from apps.core.pipeline.ratelimit import rate_limit_hit_reading
+
+    settings.RATE_LIMIT_REQUESTS = 5
+    key = rate_limit_key(application_id=8, user_id=8)
+    cache.set("read-with-count", {"total": 12}, 60)
+    assert rate_limit_hit(key).remaining == 4
+    state, found = rate_limit_hit_reading(key, ["read-with-count", "absent-key"])
+    assert state.remaining == 3 and state.allowed
+    assert found == {"read-with-count": {"total": 12}, "absent-key": None}
+    ratelimit._redis_client(settings.REDIS_URL).script_flush()
+    state, found = rate_limit_hit_reading(key, ["read-with-count"])
+    assert state.remaining == 2 and found == {"read-with-count": {"total": 12}}
+    assert rate_limit_hit_reading(key, [])[0].remaining == 1  # no keys: the plain count
+
+
+def test_the_reading_count_fails_open_when_redis_does(settings, monkeypatch):
+    import redis as redis_module
+
+    from apps.core.pipeline.ratelimit import rate_limit_hit_reading
+
+    def refused(*args, **kwargs):
+        raise redis_module.ConnectionError("refused")
+
+    monkeypatch.setattr(ratelimit, "registered_script", lambda client, source: refused)
+    settings.RATE_LIMIT_REQUESTS = 1
+    state, found = rate_limit_hit_reading(rate_limit_key(application_id=7, user_id=7), ["any"])
+    assert state.allowed and state.remaining == 1 and found is None
+
+
 def test_without_redis_url_the_django_cache_counts(settings):
     settings.REDIS_URL = ""
     settings.RATE_LIMIT_REQUESTS = 2
