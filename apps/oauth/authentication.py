@@ -57,8 +57,8 @@ def _read_with_token(request):
     read_with_token = getattr(view, "read_with_token", None)
     if view is None or read_with_token is None:
         return None
-    found = view.with_token = read_with_token(request, **context.get("kwargs", {}))
-    return found
+    view.with_token = read_with_token(request, **context.get("kwargs", {}))
+    return view.with_token
 
 
 def _note_activity(user) -> bool:

@@ -75,8 +75,7 @@ def prefetch(request, raw: str):
         return None
     if not row:
         return None
-    limit = settings.RATE_LIMIT_REQUESTS
-    state = RateLimitState(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit)
+    state = RateLimitState.counted(count, reset)
     setattr(request._request, RATE_LIMIT_COUNTED_ATTRIBUTE, (bucket, state))
     if view_keys:
         view.prefetched = dict(zip(view_keys, (cached_value(v) for v in values)))

@@ -49,21 +49,20 @@ def thing_detail(thing_id, *, viewer, request, cached_values, with_token=None) -
     # Each wire version's body under its own key (apps.core.pipeline.versions.cache_suffix: none for `spec`).
     suffix = wire_versions.cache_suffix(wire_versions.of(request))
     read = with_token.rows_for(viewer) if with_token is not None else None
-    thing_read = with_token if with_token is not None and with_token.name == "thing" else None
-    if cache_seconds() and not (read is not None and thing_read is not None):
+    read_name = with_token.name if with_token is not None and read is not None else None
+    if cache_seconds() and read_name != "thing":
         tid = id_or_404(thing_id)
         entry = cached_values([body_key(tid) + suffix])[0]
         if entry is not None and len(entry) >= 3 and entry[2] is not None:
             # The check, read with the token's row when the authentication read that from the database.
-            state = thing_state_of(read) if read is not None and with_token.name == "state" \
-                else thing_state(tid, uid)
+            state = thing_state_of(read or []) if read_name == "state" else thing_state(tid, uid)
             if state is not None and state[1] and entry[0] == state[0]:
                 liked, watched = (state[2], state[3]) if uid is not None else (False, False)
                 rendered = entry[2]
                 if liked or watched:
                     rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
                 return Rendered(rendered, {"ETag": thing_etag(state[0], liked, watched)}, from_cache=True)
-    thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer, with_token=thing_read)
+    thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer, rows=read if read_name == "thing" else None)
     data = ThingSerializer(thing, context={"request": request}).data
     liked, watched = bool(data["is_liked"]), bool(data["is_watched"])
     etag = {"ETag": thing_etag(thing.version, liked, watched)}

@@ -103,35 +103,36 @@ def thing_state(thing_id: int, uid: int | None) -> tuple[int, bool, bool, bool] 
     """(version, everyone may see it, is_liked, is_watched) of the Thing as committed now, for the viewer
     `uid` (None: anonymous or an app's token, both flags False); None when there is no such Thing. One
     fixed statement on the primary key."""
-    if not 0 < int(thing_id) < 2**63:
+    if not _state_id(thing_id):
         return None  # no such id (and none PostgreSQL's bigint could compare)
     user = -1 if uid is None else int(uid)
     with statement_cursor() as cursor:
         cursor.execute(_state_sql(), [user, user, int(thing_id)])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    return int(row[0]), bool(row[1]), bool(row[2]), bool(row[3])
+        return thing_state_of(cursor.fetchall())
+
+
+def _state_id(thing_id) -> bool:
+    return 0 < int(thing_id) < 2**63
 
 
 # thing_state's statement as the authentication joins it to the token's row (its first two parameters are
 # the viewer's id): a kept body's check read in the token's statement (ThingDetailView.read_with_token).
-_STATE_STATEMENT = FixedStatement(lambda: _state_sql(), viewer_positions=frozenset({0, 1}))
+_STATE_STATEMENT = FixedStatement(_state_sql, viewer_positions=frozenset({0, 1}))
 
 
 def thing_state_read_with_token(thing_id) -> ReadWithToken | None:
     """thing_state's statement for this Thing, to read with the caller's token row (None: not an id)."""
     try:
-        tid = int(thing_id)
+        if not _state_id(thing_id):
+            return None
     except (TypeError, ValueError):
         return None
-    if not 0 < tid < 2**63:
-        return None
-    return ReadWithToken(_STATE_STATEMENT, (-1, -1, tid), viewer_slot=0, name="state")
+    return ReadWithToken(_STATE_STATEMENT, (-1, -1, int(thing_id)), viewer_slot=0, name="state")
 
 
 def thing_state_of(rows: list) -> tuple[int, bool, bool, bool] | None:
-    """thing_state's answer from its statement's rows read with the token (none: no such Thing)."""
+    """thing_state's answer from its statement's rows, read alone or with the token (none: no such
+    Thing)."""
     if not rows:
         return None
     row = rows[0]

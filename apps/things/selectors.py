@@ -112,13 +112,13 @@ def thing_list_published(*, viewer) -> QuerySet:
     return thing_short_queryset().filter(thing_public_q(viewer)).order_by("-added", "-id")
 
 
-def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True, with_token: ReadWithToken | None = None) -> Thing:
+def thing_get_for_viewer(thing_id, *, viewer, detail: bool = True, rows: list | None = None) -> Thing:
     """spec §4.2/§7: unpublished → 401 anonymous, 403 not the owner; invalid, deleted or hidden by a
     moderator → 404 (hidden: for everyone but staff, the creator included); private → 404 for anyone but
-    its creator (issue 22 #5). `with_token`: thing_read_with_token's statement, used when the
-    authentication read it with the token for this viewer."""
+    its creator (issue 22 #5). `rows`: thing_read_with_token's rows, read with the token's row for this
+    viewer (ReadWithToken.rows_for); without them the statement is read here."""
     thing_id = id_or_404(thing_id)
-    found = with_token.rows_for(viewer) if with_token is not None else None
+    found = rows
     if found is None:
         found = _thing_statement(detail=detail, viewer=viewer).objects(thing_id, *_viewer_values(viewer))
     thing = found[0] if found else None

@@ -275,14 +275,23 @@ class CompiledIds:
     def __init__(self, build: Callable[[], QuerySet], *, using: str = "default"):
         self._build = build
         self._using = using
-        self._sql: tuple[str, tuple] | None = None
+        self._sql: tuple[str, tuple, str] | None = None
 
     def bound(self, *, known: dict | None = None) -> "BoundIds":
         """`known`: cache entries already read (BoundIds.count)."""
-        if self._sql is None:
-            sql, params = self._build().query.get_compiler(using=self._using).as_sql()
-            self._sql = (sql, tuple(params))
-        return BoundIds(self._sql[0], self._sql[1], self._using, known=known)
+        sql, params, key = self._sql or self._compile()
+        return BoundIds(sql, params, self._using, known=known, key=key)
+
+    def count_key(self) -> str:
+        """The count cache's key of this list's total (apps.core.pipeline.pagination)."""
+        return (self._sql or self._compile())[2]
+
+    def _compile(self) -> tuple[str, tuple, str]:
+        from apps.core.pipeline.pagination import count_key
+
+        sql, params = self._build().query.get_compiler(using=self._using).as_sql()
+        self._sql = (sql, tuple(params), count_key(sql, params))
+        return self._sql
 
 
 class CompiledRows:
@@ -305,7 +314,7 @@ class CompiledRows:
 
     def count_key(self) -> str:
         """The count cache's key of this list's total (apps.core.pipeline.pagination)."""
-        return self._count_source.bound().count_key()
+        return self._count_source.count_key()
 
 
 class BoundRows:
@@ -336,20 +345,16 @@ def _page_window(window) -> tuple[int, int]:
 
 
 class BoundIds:
-    def __init__(self, sql: str, params: tuple, using: str, *, known: dict | None = None):
-        self.sql, self.params, self.using, self.known = sql, params, using, known
-
-    def count_key(self) -> str:
-        from apps.core.pipeline.pagination import count_key
-
-        return count_key(self.sql, self.params)
+    def __init__(self, sql: str, params: tuple, using: str, *, known: dict | None = None, key: str):
+        """`key`: the count cache's key of the list (CompiledIds works it out once)."""
+        self.sql, self.params, self.using, self.known, self.key = sql, params, using, known, key
 
     def count(self) -> int:
         """The list's total (its count cached as apps.core.pipeline.pagination caches any list's), from
         `known` (cache entries the request already read, key → value) when that holds it."""
         from apps.core.pipeline.pagination import LARGE_LIST, count_cached, count_fresh
 
-        key = self.count_key()
+        key = self.key
         fresh = count_fresh(key, known=self.known)
         if fresh is not None:
             return fresh

@@ -41,6 +41,15 @@ class RateLimitState:
     def retry_after(self, now: float | None = None) -> int:
         return max(1, self.reset - int(now if now is not None else time.time()))
 
+    @classmethod
+    def counted(cls, count: int | None, reset: int) -> "RateLimitState":
+        """The state after `count` requests in the window ending at `reset`; None: not counted (Redis
+        failed), which fails open with the whole limit left."""
+        limit = settings.RATE_LIMIT_REQUESTS
+        if count is None:
+            return cls(limit=limit, remaining=limit, reset=reset, allowed=True)
+        return cls(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit)
+
 
 def rate_limit_key(*, application_id, user_id) -> str:
     # An application's read-only token has no user; it gets one bucket of its own (docs/decisions.md: OAuth).
@@ -57,15 +66,14 @@ def rate_limit_window(key: str, *, now: float | None = None) -> tuple[str, int]:
 
 def rate_limit_hit(key: str, *, now: float | None = None) -> RateLimitState:
     """Count one request against `key` in the current window and say whether it is within the limit."""
-    limit = settings.RATE_LIMIT_REQUESTS
     window = settings.RATE_LIMIT_WINDOW_SECONDS
     window_key, reset = rate_limit_window(key, now=now)
     try:
         count = _incr_redis(window_key, reset) if settings.REDIS_URL else _incr_cache(window_key, window)
     except redis.RedisError as exc:
         _log_failure(exc)
-        return RateLimitState(limit=limit, remaining=limit, reset=reset, allowed=True)
-    return RateLimitState(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit)
+        return RateLimitState.counted(None, reset)
+    return RateLimitState.counted(count, reset)
 
 
 # INCR and EXPIREAT as one script, which Redis runs atomically: concurrent requests never lose a count,
@@ -102,7 +110,6 @@ def rate_limit_hit_reading(key: str, cache_keys: list[str]) -> tuple[RateLimitSt
     reads its entries the usual way, which fail open too)."""
     if not cache_keys or not settings.REDIS_URL or not isinstance(caches["default"], RedisCache):
         return rate_limit_hit(key), None
-    limit = settings.RATE_LIMIT_REQUESTS
     window_key, reset = rate_limit_window(key)
     try:
         client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]  # Django's RedisCacheClient
@@ -111,9 +118,8 @@ def rate_limit_hit_reading(key: str, cache_keys: list[str]) -> tuple[RateLimitSt
         )
     except redis.RedisError as exc:
         _log_failure(exc)
-        return RateLimitState(limit=limit, remaining=limit, reset=reset, allowed=True), None
-    found = {k: cached_value(v) for k, v in zip(cache_keys, values)}
-    return RateLimitState(limit=limit, remaining=max(0, limit - count), reset=reset, allowed=count <= limit), found
+        return RateLimitState.counted(None, reset), None
+    return RateLimitState.counted(count, reset), {k: cached_value(v) for k, v in zip(cache_keys, values)}
 
 
 def _incr_cache(window_key: str, window: int) -> int:

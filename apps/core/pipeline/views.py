@@ -151,8 +151,7 @@ class ApiView(APIView):
         elif self.prefetched is None and request.method == "GET":
             # The token's row was not read with the view's entries (apps.oauth.fastpath): they are read
             # with the count instead, one round trip for both (cached_values finds them).
-            keys = self.cache_keys(request, **self.kwargs) or []
-            self.rate_limit, found = rate_limit_hit_reading(key, keys) if keys else (rate_limit_hit(key), None)
+            self.rate_limit, found = rate_limit_hit_reading(key, self.cache_keys(request, **self.kwargs) or [])
             if found is not None:
                 self.prefetched = found
         else:
