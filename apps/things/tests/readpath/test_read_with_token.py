@@ -215,3 +215,26 @@ def test_a_kept_bodys_check_is_read_with_the_token(client_for, user, settings, u
     usual_way()
     alone = [_answer(c.get(f"/things/{t.pk}/")) for c in callers for t in things.values()]
     assert joined == alone
+
+
+@pytest.mark.parametrize("version", ["spec", "thingiverse"])
+def test_both_wire_versions_answer_as_without_the_join(version, client_for, user, usual_way):
+    """The rows read with the token are the same whatever the wire version; each version's shapes are
+    built from them as from the rows read alone."""
+    things = [ThingFactory(tags=["a"]) for _ in range(4)]
+    api = _active(client_for(user))
+    paths = [f"/things/{things[0].pk}/", "/newest/?per_page=3", "/newest/?per_page=3&page=2", "/featured/"]
+    headers = {"HTTP_THINGYARD_VERSION": version}
+    joined = [_answer(api.get(path, **headers)) for path in paths]
+    assert all(status == 200 for status, _, _ in joined)
+    usual_way()
+    assert joined == [_answer(api.get(path, **headers)) for path in paths]
+
+
+def test_the_wire_versions_do_differ_on_these_paths(client_for, user):
+    thing = ThingFactory(tags=["a"])
+    api = _active(client_for(user))
+    spec = api.get(f"/things/{thing.pk}/", HTTP_THINGYARD_VERSION="spec")
+    live = api.get(f"/things/{thing.pk}/", HTTP_THINGYARD_VERSION="thingiverse")
+    assert spec["Thingyard-Version"] == "spec" and live["Thingyard-Version"] == "thingiverse"
+    assert spec.content != live.content  # so the test above compares two shapes, not one twice
