@@ -246,7 +246,8 @@ class _TokenJoin:
         width = len(self._columns)
         row = rows[0][:width]
         assert with_token is not None
-        with_token.read([found[width:] for found in rows], row[self._viewer_column])
+        end = -1 if with_token.window is not None else None  # a page's rows end with their ordinal
+        with_token.read([found[width:end] for found in rows], row[self._viewer_column])
         return row
 
     def _joined(self, with_token: ReadWithToken):
@@ -258,11 +259,25 @@ class _TokenJoin:
         if found is None:
             return None
         lateral, params = found
+        if with_token.window is None:  # at most one row: the token's columns come with it
+            return (
+                f"SELECT tok.*, v.* FROM ({self.sql}) AS tok({', '.join(self._columns)}) "
+                f"LEFT JOIN LATERAL ({lateral}) AS v ON TRUE",
+                params,
+            )
+        # A page: the token's columns in its first row only, NULL in the others. Repeated in each of 30
+        # rows, they cost more to send and to read than a second statement would (issue 24).
         return (
-            f"SELECT tok.*, v.* FROM ({self.sql}) AS tok({', '.join(self._columns)}) "
-            f"LEFT JOIN LATERAL ({lateral}) AS v ON TRUE",
+            f"SELECT {self._first_row_only} FROM ({self.sql}) AS tok({', '.join(self._columns)}) "
+            f"LEFT JOIN LATERAL (SELECT s.*, row_number() OVER () AS tok_n FROM ({lateral}) AS s) AS v ON TRUE",
             params,
         )
+
+    @cached_property
+    def _first_row_only(self) -> str:
+        """The select list of a joined page: the token's columns where the page's ordinal (`tok_n`, the
+        last column) is 1 or NULL (no row), NULL in later rows; then the page's columns."""
+        return ", ".join(f"CASE WHEN v.tok_n > 1 THEN NULL ELSE tok.{name} END" for name in self._columns) + ", v.*"
 
     @cached_property
     def _columns(self) -> list[str]:

@@ -206,7 +206,7 @@ class ReadWithToken:
 
     def read(self, rows: list, viewer: int | None) -> None:
         """The joined columns of the statement's rows (a row of NULLs: no row), read for user `viewer`."""
-        rows = [row for row in rows if any(value is not None for value in row)]
+        rows = [row for row in rows if row.count(None) != len(row)]
         self.rows, self.viewer = self.query.instances(rows), viewer
 
     def rows_for(self, viewer) -> list | None:

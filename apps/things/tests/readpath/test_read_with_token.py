@@ -238,3 +238,47 @@ def test_the_wire_versions_do_differ_on_these_paths(client_for, user):
     live = api.get(f"/things/{thing.pk}/", HTTP_THINGYARD_VERSION="thingiverse")
     assert spec["Thingyard-Version"] == "spec" and live["Thingyard-Version"] == "thingiverse"
     assert spec.content != live.content  # so the test above compares two shapes, not one twice
+
+
+def test_a_joined_page_carries_the_tokens_columns_in_its_first_row_only(user):
+    """Repeated in each row of a page, the token's columns cost more to send and read than a second
+    statement would: the joined page has them in its first row, NULL in the others."""
+    from apps.core.db import statement_cursor
+    from apps.oauth.selectors import _ACTIVE_TOKEN_SQL, token_checksum
+
+    for _ in range(4):
+        ThingFactory()
+    token = AccessTokenFactory(user=user)
+    rows = selectors.thing_list_rows_compiled("newest")
+    assert rows is not None
+    with_token = rows.read_with_token(3, 0)
+    joined = _ACTIVE_TOKEN_SQL._joined(with_token)
+    assert joined is not None
+    sql, params = joined
+    with statement_cursor() as cursor:
+        cursor.execute(sql, [token_checksum(token.token), *params])
+        found = cursor.fetchall()
+    width = len(_ACTIVE_TOKEN_SQL._columns)
+    assert len(found) == 3
+    assert all(value is None for row in found[1:] for value in row[:width])
+    assert found[0][:width].count(None) < width
+    assert [row[-1] for row in found] == [1, 2, 3]  # the page's order, numbered
+
+    # Read as the authentication reads it: the token's row, then the page's Things in the list's order.
+    row = _ACTIVE_TOKEN_SQL.read(token_checksum(token.token), with_token)
+    assert row is not None and row[_ACTIVE_TOKEN_SQL._viewer_column] == user.pk
+    assert with_token.rows is not None
+    assert [thing.pk for thing in with_token.rows] == [thing.pk for thing in rows.bound()[0:3]]
+
+
+def test_a_joined_page_past_the_end_still_reads_the_token(user):
+    from apps.oauth.selectors import _ACTIVE_TOKEN_SQL, token_checksum
+
+    ThingFactory()
+    token = AccessTokenFactory(user=user)
+    rows = selectors.thing_list_rows_compiled("newest")
+    assert rows is not None
+    with_token = rows.read_with_token(30, 3000)
+    row = _ACTIVE_TOKEN_SQL.read(token_checksum(token.token), with_token)
+    assert row is not None and row[_ACTIVE_TOKEN_SQL._viewer_column] == user.pk
+    assert with_token.rows == []
