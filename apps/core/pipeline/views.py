@@ -8,7 +8,7 @@ a person gets the site's own "not found" page rather than the API's JSON body.
 import hashlib
 import json
 import sys
-from functools import cache
+from functools import cache, partial
 
 from django.contrib.staticfiles import finders
 from django.core.cache import cache as default_cache
@@ -23,6 +23,7 @@ from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from rest_framework.permissions import SAFE_METHODS
+from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from apps.core.domain.exceptions import InsufficientScope
@@ -175,6 +176,7 @@ class ApiView(APIView):
             response.thingyard_from_cache = True  # type: ignore[attr-defined]  # what tests and logs read
         if request.method in ("GET", "HEAD") and response.status_code in (200, 304):
             self._conditional(request, response)
+        response._resource_closers.append(partial(_release, self, request, response))
         return response
 
     def _conditional(self, request, response) -> None:
@@ -202,6 +204,25 @@ class ApiView(APIView):
 
 
 _PLAIN_ACCEPTS = frozenset({"*/*", "application/json"})
+
+
+def _release(view, request, response) -> None:
+    """Break the reference cycles a request leaves once its answer is sent (the response's close()).
+
+    DRF points the view and its Request at each other (`view.request`, `request.parser_context["view"]`),
+    the response at both (`renderer_context`), and a serializer at its fields and back (`parent`). All of a
+    request's objects reachable from those cycles (the page's model instances, the token's, the body
+    before rendering) outlived it until Python's cycle collector found them: on a list page about 340
+    objects a request, and the collections that traverse them cost about 5 % of its CPU (issue 24). With
+    the cycles broken, reference counting frees them when the server drops the response.
+    """
+    view.__dict__.clear()
+    if isinstance(request, Request):
+        request.parser_context = {}
+    response.renderer_context = {}
+    serializer = getattr(getattr(response, "data", None), "serializer", None)
+    if serializer is not None:
+        serializer.__dict__.clear()
 
 
 def body_etag(body: bytes) -> str:
