@@ -260,18 +260,16 @@ class _TokenJoin:
             return None
         lateral, params = found
         if with_token.window is None:  # at most one row: the token's columns come with it
-            return (
-                f"SELECT tok.*, v.* FROM ({self.sql}) AS tok({', '.join(self._columns)}) "
-                f"LEFT JOIN LATERAL ({lateral}) AS v ON TRUE",
-                params,
-            )
+            return f"SELECT tok.*, v.* FROM {self._token_from} LEFT JOIN LATERAL ({lateral}) AS v ON TRUE", params
         # A page: the token's columns in its first row only, NULL in the others. Repeated in each of 30
         # rows, they cost more to send and to read than a second statement would (issue 24).
-        return (
-            f"SELECT {self._first_row_only} FROM ({self.sql}) AS tok({', '.join(self._columns)}) "
-            f"LEFT JOIN LATERAL (SELECT s.*, row_number() OVER () AS tok_n FROM ({lateral}) AS s) AS v ON TRUE",
-            params,
-        )
+        numbered = f"SELECT s.*, row_number() OVER () AS tok_n FROM ({lateral}) AS s"
+        return f"SELECT {self._first_row_only} FROM {self._token_from} LEFT JOIN LATERAL ({numbered}) AS v ON TRUE", params
+
+    @cached_property
+    def _token_from(self) -> str:
+        """The token's statement as the joined statement's `tok`, its columns named `_columns`."""
+        return f"({self.sql}) AS tok({', '.join(self._columns)})"
 
     @cached_property
     def _first_row_only(self) -> str:

@@ -48,7 +48,7 @@ class ApiJSONRenderer(JSONRenderer):
         ):
             return super().render(data, accepted_media_type, renderer_context)
         try:
-            body = orjson.dumps(data, default=self._encoder.default, option=_ORJSON_OPTIONS)
+            body = orjson.dumps(data, default=self.encoder_class().default, option=_ORJSON_OPTIONS)
         except orjson.JSONEncodeError:
             return super().render(data, accepted_media_type, renderer_context)
         if _LINE_SEPARATORS[0] in body or _LINE_SEPARATORS[1] in body:
@@ -59,13 +59,6 @@ class ApiJSONRenderer(JSONRenderer):
     def _plain(self) -> bool:
         """DRF's settings ask for what orjson writes: UTF-8 as is, compact, strict."""
         return not self.ensure_ascii and self.compact and self.strict
-
-    @property
-    def _encoder(self):
-        encoder = self.__dict__.get("_encoder_instance")
-        if encoder is None:
-            encoder = self.__dict__["_encoder_instance"] = self.encoder_class()
-        return encoder
 
 
 RENDERER = ApiJSONRenderer()
