@@ -24,7 +24,7 @@ import logging
 
 import redis
 from django.conf import settings
-from django.core.cache import cache, caches
+from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 
 from apps.core.cache.scripts import cached_value, registered_script
@@ -64,10 +64,11 @@ def prefetch(request, raw: str):
     window_key, reset = rate_limit_window(bucket)
     keys_of = getattr(view, "cache_keys", None)
     view_keys = list((keys_of(request, **context.get("kwargs", {})) if keys_of else None) or [])
+    backend = caches["default"]  # once: `cache` looks it up again on every attribute read
     try:
-        client = cache._cache.get_client(write=True)  # type: ignore[attr-defined]  # Django's RedisCacheClient
+        client = backend._cache.get_client(write=True)  # type: ignore[attr-defined]  # Django's RedisCacheClient
         row, count, values = registered_script(client, _SCRIPT)(
-            keys=[cache.make_key(token_cache_key(checksum)), window_key, *(cache.make_key(k) for k in view_keys)],
+            keys=[backend.make_key(token_cache_key(checksum)), window_key, *(backend.make_key(k) for k in view_keys)],
             args=[reset + 1],
         )
     except redis.RedisError as exc:
@@ -78,8 +79,8 @@ def prefetch(request, raw: str):
     state = RateLimitState.counted(count, reset)
     setattr(request._request, RATE_LIMIT_COUNTED_ATTRIBUTE, (bucket, state))
     if view_keys:
-        view.prefetched = dict(zip(view_keys, (cached_value(v) for v in values)))
-    return cached_value(row)
+        view.prefetched = dict(zip(view_keys, (cached_value(v, backend) for v in values)))
+    return cached_value(row, backend)
 
 
 def enabled() -> bool:

@@ -5,7 +5,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.utils import timezone
 from django.utils.functional import cached_property
 from oauth2_provider.models import get_access_token_model, get_application_model
@@ -314,11 +314,13 @@ class _TokenJoin:
             row = [self._convert(converters, index, value) for index, value in enumerate(row)]
         parts: list = []
         start = 0
+        # The statement ran on the default database (statement_cursor()); `connection.alias` would look the
+        # thread's connection up again for each model.
         for model, fields in zip(self._models, parts_fields):
             names = [field.attname for field in fields]
             values = row[start : start + len(names)]
             start += len(names)
-            parts.append(model.from_db(connection.alias, names, values) if values[0] is not None else None)
+            parts.append(model.from_db(DEFAULT_DB_ALIAS, names, values) if values[0] is not None else None)
         access_token, user, application, authorization = parts
         assert access_token is not None  # the statement's first model: its columns are never NULL
         # What select_related would have cached: token.user / token.application cost no query.

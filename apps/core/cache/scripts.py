@@ -15,8 +15,10 @@ def registered_script(client, source: str):
     return script
 
 
-def cached_value(raw):
-    """A value a script read from a Django cache key, as Django's `cache.get` would answer it (None: absent)."""
+def cached_value(raw, backend=None):
+    """A value a script read from a Django cache key, as Django's `cache.get` would answer it (None: absent).
+    `backend`: the cache (`caches["default"]`) when the caller holds it already: `cache` is a proxy that
+    looks the thread's cache up on every attribute read."""
     if raw is None:
         return None
-    return cache._cache._serializer.loads(raw)  # type: ignore[attr-defined]  # Django's RedisCache internals
+    return (backend or cache)._cache._serializer.loads(raw)  # type: ignore[attr-defined]  # Django's RedisCache internals

@@ -200,3 +200,61 @@ def test_a_long_fixed_statement_is_converted_once_and_runs_with_each_calls_value
             assert cursor.fetchone() == (value, "50%", 3)
     after = _fixed_text_converted.cache_info()
     assert after.misses - before.misses == 1 and after.hits - before.hits == 2
+
+
+# --- the connection's kept cursor (KeptPreparedCursor) ----------------------------------------------
+
+
+def _psycopg_cursor(wrapper):
+    return wrapper.cursor  # Django's CursorWrapper around psycopg's cursor
+
+
+def test_fixed_statements_share_the_connections_cursor_and_each_reads_its_own_rows():
+    from apps.core.db import statement_cursor
+
+    seen = []
+    for value in (1, 2, 3):
+        with statement_cursor() as cursor:
+            seen.append(_psycopg_cursor(cursor))
+            cursor.execute("SELECT g FROM generate_series(1, %s::int) AS g", [value])
+            assert [row[0] for row in cursor.fetchall()] == list(range(1, value + 1))
+    assert seen[0] is seen[1] is seen[2]
+    assert not seen[0].closed  # handed back open, its results dropped
+    assert seen[0].pgresult is None
+
+
+def test_a_statement_run_while_the_kept_cursor_is_out_gets_a_cursor_of_its_own():
+    from apps.core.db import statement_cursor
+
+    with statement_cursor() as outer:
+        outer.execute("SELECT g FROM generate_series(1, 3) AS g")
+        with statement_cursor() as inner:
+            assert _psycopg_cursor(inner) is not _psycopg_cursor(outer)
+            inner.execute("SELECT %s::int * 10", [4])
+            assert inner.fetchone() == (40,)
+        assert _psycopg_cursor(inner).closed  # the extra one is closed as any cursor is
+        assert [row[0] for row in outer.fetchall()] == [1, 2, 3]  # the outer rows were not lost
+    with statement_cursor() as again:
+        assert _psycopg_cursor(again) is _psycopg_cursor(outer)
+
+
+def test_a_failed_statement_leaves_the_kept_cursor_usable():
+    from apps.core.db import statement_cursor
+    from django.db import DataError
+
+    with pytest.raises(DataError):
+        with statement_cursor() as cursor:
+            cursor.execute("SELECT 1 / %s::int", [0])
+    assert _prepared_select(5) == 5
+
+
+def test_a_new_connection_gets_a_new_kept_cursor():
+    from apps.core.db import statement_cursor
+
+    with statement_cursor() as cursor:
+        first = _psycopg_cursor(cursor)
+    connection.close()
+    assert _prepared_select(8) == 8
+    with statement_cursor() as cursor:
+        assert _psycopg_cursor(cursor) is not first
+        assert _psycopg_cursor(cursor).connection is connection.connection

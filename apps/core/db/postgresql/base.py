@@ -102,6 +102,25 @@ class PreparedCursor(base.ServerBindingCursor):
                                binary=binary)
 
 
+class KeptPreparedCursor(PreparedCursor):
+    """The PreparedCursor a connection keeps and lends out again (DatabaseWrapper.prepared_cursor).
+
+    A new psycopg cursor copies the connection's adapters and starts a new transformer, and the first
+    result it reads makes a loader per column type and looks each column's up again: for the token's row
+    joined with a Thing (about 110 columns) that was a fifth of the client's cost of the statement (issue
+    24, first reads). A cursor that is kept keeps its transformer and its loaders, so only the values are
+    read. `close()` hands it back with its results dropped; it is closed for good with its connection."""
+
+    lent = False
+
+    def close(self) -> None:
+        if self.lent:
+            self.lent = False
+            self._reset(reset_query=False)  # psycopg's own reset (what closing drops), the cursor kept open
+            return
+        super().close()
+
+
 class RetryingCursorWrapper(_Retrying, CursorWrapper):
     pass
 
@@ -165,6 +184,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     # Set when a request (or a Celery task) starts with a connection opened before it: its first
     # statement is the one that may find the server gone.
     carried_over = False
+    _kept_cursor: KeptPreparedCursor | None = None  # prepared_cursor(): belongs to `connection`
 
     def connect(self):
         super().connect()
@@ -194,13 +214,22 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def prepared_cursor(self):
         """A cursor for statements of fixed text (the module's docstring): Django's wrapper (query
-        logging, error translation, the reconnect above) around a PreparedCursor."""
+        logging, error translation, the reconnect above) around a PreparedCursor: the one this
+        connection keeps (KeptPreparedCursor), or a new one while that one is lent out (a statement run
+        while another's cursor is open)."""
         self.close_if_health_check_failed()
         self.ensure_connection()
         with self.wrap_database_errors:
+            kept = self._kept_cursor
+            if kept is None or kept.connection is not self.connection or kept.closed:
+                # psycopg's Cursor constructor, which django-stubs do not describe.
+                kept = self._kept_cursor = KeptPreparedCursor(self.connection)  # type: ignore[call-arg]
+            cursor = kept if not kept.lent else PreparedCursor(self.connection)  # type: ignore[call-arg]
+            if cursor is kept:
+                kept.lent = True
             # Django's BaseDatabaseWrapper._prepare_cursor (private, not in django-stubs): the wrapper every
-            # cursor() gets; PreparedCursor(connection) is psycopg's Cursor constructor.
-            return self._prepare_cursor(PreparedCursor(self.connection))  # type: ignore[attr-defined,call-arg]
+            # cursor() gets.
+            return self._prepare_cursor(cursor)  # type: ignore[attr-defined]
 
     def make_debug_cursor(self, cursor):
         return RetryingCursorDebugWrapper(cursor, self)
