@@ -146,6 +146,9 @@ def access_token_get_active(
     return access_token
 
 
+_JOINED_TEXTS_KEPT = 512  # _TokenJoin._joined_text: the joined statements' texts a process keeps
+
+
 class _TokenJoin:
     """SELECT token, user and application columns in one row; built lazily (models must be ready).
 
@@ -259,12 +262,30 @@ class _TokenJoin:
         if found is None:
             return None
         lateral, params = found
-        if with_token.window is None:  # at most one row: the token's columns come with it
-            return f"SELECT tok.*, v.* FROM {self._token_from} LEFT JOIN LATERAL ({lateral}) AS v ON TRUE", params
-        # A page: the token's columns in its first row only, NULL in the others. Repeated in each of 30
-        # rows, they cost more to send and to read than a second statement would (issue 24).
-        numbered = f"SELECT s.*, row_number() OVER () AS tok_n FROM ({lateral}) AS s"
-        return f"SELECT {self._first_row_only} FROM {self._token_from} LEFT JOIN LATERAL ({numbered}) AS v ON TRUE", params
+        return self._joined_text(lateral, with_token.window is not None), params
+
+    def _joined_text(self, lateral: str, page: bool) -> str:
+        """The joined statement's text, the same string object for every request that joins the same
+        statement: psycopg keeps a statement's column loaders while it runs the same text object again
+        (apps.core.db.postgresql.base.KeptPreparedCursor)."""
+        key = (lateral, page)
+        text = self._texts.get(key)
+        if text is not None:
+            return text
+        if not page:  # at most one row: the token's columns come with it
+            text = f"SELECT tok.*, v.* FROM {self._token_from} LEFT JOIN LATERAL ({lateral}) AS v ON TRUE"
+        else:
+            # A page: the token's columns in its first row only, NULL in the others. Repeated in each of 30
+            # rows, they cost more to send and to read than a second statement would (issue 24).
+            numbered = f"SELECT s.*, row_number() OVER () AS tok_n FROM ({lateral}) AS s"
+            text = f"SELECT {self._first_row_only} FROM {self._token_from} LEFT JOIN LATERAL ({numbered}) AS v ON TRUE"
+        if len(self._texts) >= _JOINED_TEXTS_KEPT:
+            self._texts.clear()  # a list's every page size and offset is a text of its own: kept bounded
+        return self._texts.setdefault(key, text)
+
+    @cached_property
+    def _texts(self) -> dict[tuple[str, bool], str]:
+        return {}
 
     @cached_property
     def _token_from(self) -> str:

@@ -21,4 +21,5 @@ def cached_value(raw, backend=None):
     looks the thread's cache up on every attribute read."""
     if raw is None:
         return None
-    return (backend or cache)._cache._serializer.loads(raw)  # type: ignore[attr-defined]  # Django's RedisCache internals
+    source = backend if backend is not None else cache
+    return source._cache._serializer.loads(raw)  # type: ignore[union-attr]  # Django's RedisCache internals

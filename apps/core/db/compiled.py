@@ -20,6 +20,7 @@ annotations, the field converters of the compiler that compiled it).
 """
 import re
 import threading
+from functools import lru_cache
 from collections.abc import Callable
 
 from django.core.exceptions import EmptyResultSet
@@ -69,7 +70,7 @@ class CompiledQuery:
         compiled = self._compiled or self._compile()
         if compiled is None:
             return list(self._build(*values)[offset: offset + limit])
-        return self._run(compiled, compiled[1] + limit_offset_sql(limit, offset), self._bound(compiled, values))
+        return self._run(compiled, windowed_sql(compiled[1], limit, offset), self._bound(compiled, values))
 
     @staticmethod
     def _bound(compiled, values) -> list:
@@ -92,8 +93,8 @@ class CompiledQuery:
         if compiled is None:
             return None
         bound = self._bound(compiled, values)
-        slot_at = dict(compiled[3])
-        return _viewer_written(compiled[1], bound, lambda index: slot_at.get(index) == viewer_slot, viewer_sql)
+        viewer_at = frozenset(index for index, slot in compiled[3] if slot == viewer_slot)
+        return _viewer_written(compiled[1], bound, viewer_at, viewer_sql)
 
     def instances(self, rows) -> list:
         """Model instances of rows of this statement's columns read by another statement (ReadWithToken)."""
@@ -133,24 +134,32 @@ class CompiledQuery:
 _PLACEHOLDERS = re.compile(r"(%s|%%)")
 
 
-def _viewer_written(sql: str, params, is_viewer, viewer_sql: str) -> tuple[str, list] | None:
-    """`sql` with each parameter `is_viewer(index)` names written as `viewer_sql`, and the parameters
+def _viewer_written(sql: str, params, viewer_at: frozenset[int], viewer_sql: str) -> tuple[str, list] | None:
+    """`sql` with each parameter whose index is in `viewer_at` written as `viewer_sql`, and the parameters
     left; None when the text's placeholders do not match the parameters."""
-    parts = _PLACEHOLDERS.split(sql)
-    if sum(1 for part in parts if part == "%s") != len(params):
+    text, kept, count = _viewer_text(sql, viewer_at, viewer_sql)
+    if count != len(params):
         return None
+    return text, [params[index] for index in kept]
+
+
+@lru_cache(maxsize=256)
+def _viewer_text(sql: str, viewer_at: frozenset[int], viewer_sql: str) -> tuple[str, tuple[int, ...], int]:
+    """_viewer_written's text, the indexes of the parameters it keeps, and how many `sql` has: the same
+    string object for every request of one statement, which psycopg needs to see to keep the statement's
+    column loaders (apps.core.db.postgresql.base.KeptPreparedCursor)."""
     text, kept, index = [], [], 0
-    for part in parts:
+    for part in _PLACEHOLDERS.split(sql):
         if part != "%s":
             text.append(part)
             continue
-        if is_viewer(index):
+        if index in viewer_at:
             text.append(viewer_sql)
         else:
             text.append("%s")
-            kept.append(params[index])
+            kept.append(index)
         index += 1
-    return "".join(text), kept
+    return "".join(text), tuple(kept), index
 
 
 class FixedStatement:
@@ -162,7 +171,7 @@ class FixedStatement:
         self._sql, self._viewer_positions = sql, viewer_positions
 
     def with_viewer_sql(self, values: tuple, viewer_slot: int, viewer_sql: str) -> tuple[str, list] | None:
-        return _viewer_written(self._sql(), values, self._viewer_positions.__contains__, viewer_sql)
+        return _viewer_written(self._sql(), values, self._viewer_positions, viewer_sql)
 
     def instances(self, rows) -> list:
         return [tuple(row) for row in rows]
@@ -201,7 +210,7 @@ class ReadWithToken:
             return None
         sql, params = found
         if self.window is not None:
-            sql += limit_offset_sql(*self.window)
+            sql = windowed_sql(sql, *self.window)
         return sql, params
 
     def read(self, rows: list, viewer: int | None) -> None:
@@ -233,6 +242,14 @@ def limit_offset_sql(limit: int, offset: int) -> str:
     page size and offset is a statement of its own whose plan is kept per connection (a statement
     without parameters always uses its one plan; psycopg keeps the last 100 prepared per connection)."""
     return f" LIMIT {int(limit)} OFFSET {int(offset)}"
+
+
+@lru_cache(maxsize=512)
+def windowed_sql(sql: str, limit: int, offset: int) -> str:
+    """`sql` + limit_offset_sql(limit, offset), the same string object for every request of one page:
+    psycopg keeps a statement's column loaders while it runs the same text object again
+    (apps.core.db.postgresql.base.KeptPreparedCursor)."""
+    return sql + limit_offset_sql(limit, offset)
 
 
 def _plan(compiler, using: str):
@@ -369,7 +386,7 @@ class BoundIds:
     def __getitem__(self, window):
         start, stop = _page_window(window)
         with statement_cursor(self.using) as cursor:
-            cursor.execute(self.sql + limit_offset_sql(max(0, stop - start), start), self.params)
+            cursor.execute(windowed_sql(self.sql, max(0, stop - start), start), self.params)
             return [row[0] if len(row) == 1 else tuple(row) for row in cursor.fetchall()]
 
     def _scalar(self, sql: str, params) -> int:

@@ -258,3 +258,19 @@ def test_a_new_connection_gets_a_new_kept_cursor():
     with statement_cursor() as cursor:
         assert _psycopg_cursor(cursor) is not first
         assert _psycopg_cursor(cursor).connection is connection.connection
+
+
+def test_the_kept_cursor_keeps_psycopgs_loaders_for_a_statement_text_run_again():
+    """What KeptPreparedCursor relies on: psycopg makes a statement's column loaders again only when the
+    text object it runs changes (windowed_sql, _viewer_text and _TokenJoin._joined_text hand out one
+    object per statement)."""
+    from apps.core.db import statement_cursor
+
+    text = "SELECT %s::int AS thingyard_kept_probe, now()"
+    transformers = []
+    for value in (1, 2):
+        with statement_cursor() as cursor:
+            cursor.execute(text, [value])
+            assert cursor.fetchone()[0] == value
+            transformers.append(_psycopg_cursor(cursor)._tx)
+    assert transformers[0] is transformers[1]

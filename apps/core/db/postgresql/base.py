@@ -114,11 +114,12 @@ class KeptPreparedCursor(PreparedCursor):
     lent = False
 
     def close(self) -> None:
+        # psycopg's Cursor methods, which django-stubs do not describe (they type ServerBindingCursor bare).
         if self.lent:
             self.lent = False
-            self._reset(reset_query=False)  # psycopg's own reset (what closing drops), the cursor kept open
+            self._reset(reset_query=False)  # type: ignore[attr-defined]  # what closing drops; kept open
             return
-        super().close()
+        super().close()  # type: ignore[misc]
 
 
 class RetryingCursorWrapper(_Retrying, CursorWrapper):
@@ -221,7 +222,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self.ensure_connection()
         with self.wrap_database_errors:
             kept = self._kept_cursor
-            if kept is None or kept.connection is not self.connection or kept.closed:
+            # psycopg's Cursor.connection and .closed (not in django-stubs).
+            if kept is None or kept.connection is not self.connection or kept.closed:  # type: ignore[attr-defined]
                 # psycopg's Cursor constructor, which django-stubs do not describe.
                 kept = self._kept_cursor = KeptPreparedCursor(self.connection)  # type: ignore[call-arg]
             cursor = kept if not kept.lent else PreparedCursor(self.connection)  # type: ignore[call-arg]

@@ -282,3 +282,40 @@ def test_a_joined_page_past_the_end_still_reads_the_token(user):
     row = _ACTIVE_TOKEN_SQL.read(token_checksum(token.token), with_token)
     assert row is not None and row[_ACTIVE_TOKEN_SQL._viewer_column] == user.pk
     assert with_token.rows == []
+
+
+def test_first_reads_of_different_things_run_one_statement_text_with_its_loaders_kept(client_for, user, monkeypatch):
+    """Every first read of a Thing runs the same joined text (the same string object), so the connection's
+    kept cursor reads its rows with the column loaders it made the first time (KeptPreparedCursor; psycopg
+    makes them again whenever the text object changes)."""
+    from apps.core.db.postgresql.base import KeptPreparedCursor
+
+    things = [ThingFactory(is_published=True) for _ in range(3)]
+    api = _active(client_for(user))
+    executed: list[tuple[str, object]] = []
+    original = KeptPreparedCursor.execute
+
+    def execute(self, query, params=None, **kwargs):
+        result = original(self, query, params, **kwargs)
+        executed.append((query, self._tx))
+        return result
+
+    monkeypatch.setattr(KeptPreparedCursor, "execute", execute)
+    for thing in things:
+        response = api.get(f"/things/{thing.pk}/")
+        assert response.status_code == 200 and response.json()["id"] == thing.pk
+    joined = [(text, tx) for text, tx in executed if "LATERAL" in text]
+    assert len(joined) == 3
+    assert joined[0][0] is joined[1][0] is joined[2][0]
+    assert joined[0][1] is joined[1][1] is joined[2][1]  # psycopg's transformer (its loaders) kept
+
+
+def test_a_list_pages_joined_text_is_one_object_per_page_and_window():
+    from apps.oauth.selectors import _ACTIVE_TOKEN_SQL
+
+    rows = selectors.thing_list_rows_compiled("newest")
+    assert rows is not None
+    first = [_ACTIVE_TOKEN_SQL._joined(rows.read_with_token(30, 0)) for _ in range(3)]
+    assert first[0] is not None and first[0][0] is first[1][0] is first[2][0]
+    second = _ACTIVE_TOKEN_SQL._joined(rows.read_with_token(30, 30))
+    assert second is not None and second[0] != first[0][0] and "OFFSET 30" in second[0]
