@@ -329,16 +329,14 @@ class _TokenJoin:
 
     def build(self, row, *, cached: bool = False):
         """Model instances from a query's row, or from a cached one (`cached`)."""
-        converters = self._cached_converters if cached else self._converters
-        parts_fields = self._cached_fields if cached else self._fields
         if self._converting[cached]:
+            converters = self._cached_converters if cached else self._converters
             row = [self._convert(converters, index, value) for index, value in enumerate(row)]
         parts: list = []
         start = 0
         # The statement ran on the default database (statement_cursor()); `connection.alias` would look the
         # thread's connection up again for each model.
-        for model, fields in zip(self._models, parts_fields):
-            names = [field.attname for field in fields]
+        for model, names in zip(self._models, self._attnames[cached]):
             values = row[start : start + len(names)]
             start += len(names)
             parts.append(model.from_db(DEFAULT_DB_ALIAS, names, values) if values[0] is not None else None)
@@ -355,6 +353,13 @@ class _TokenJoin:
     def _converting(self) -> tuple[bool, bool]:
         """Whether any column needs a converter at all (none on PostgreSQL): (query row, cached row)."""
         return any(found for found, _ in self._converters), any(found for found, _ in self._cached_converters)
+
+    @cached_property
+    def _attnames(self) -> tuple[list[list[str]], list[list[str]]]:
+        """Per model, the attribute names of its columns: (query row, cached row)."""
+        return tuple(  # type: ignore[return-value]
+            [[field.attname for field in fields] for fields in parts] for parts in (self._fields, self._cached_fields)
+        )
 
     @staticmethod
     def _convert(converters, index: int, value):
