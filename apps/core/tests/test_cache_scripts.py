@@ -1,11 +1,14 @@
-"""apps.core.cache.scripts.cached_value: a value a Lua script read from the cache's Redis, answered as
-Django's `cache.get` answers it (issue 24: the warm read decodes the token's row and a Thing's body so)."""
+"""The cache's values as Django's serializer reads them (issue 24: the warm read decodes the token's row and
+a Thing's body): apps.core.cache.failopen.PickleFirstSerializer, the cache's serializer, and
+apps.core.cache.scripts.cached_value, a value a Lua script read from the cache's Redis."""
 import datetime
 from decimal import Decimal
 
 import pytest
 from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisSerializer
 
+from apps.core.cache.failopen import PickleFirstSerializer
 from apps.core.cache.scripts import cached_value
 
 VALUES = [
@@ -14,14 +17,18 @@ VALUES = [
 ]
 
 
+def test_the_cache_reads_with_the_pickle_first_serializer():
+    assert type(caches["default"]._cache._serializer) is PickleFirstSerializer
+
+
 @pytest.mark.parametrize("value", VALUES, ids=[repr(v)[:30] for v in VALUES])
-def test_a_value_read_raw_decodes_as_cache_get_answers(value):
+def test_a_stored_value_reads_back_as_djangos_own_serializer_reads_it(value):
     cache.set("scripts-probe", value)
     raw = caches["default"]._cache.get_client().get(cache.make_key("scripts-probe"))
-    expected = cache.get("scripts-probe", "absent")
-    assert cached_value(raw) == expected
-    assert cached_value(raw, caches["default"]) == expected
-    assert type(cached_value(raw)) is type(expected)
+    expected = RedisSerializer().loads(raw)
+    assert expected == value and type(expected) is type(value)
+    for read in (cache.get("scripts-probe", "absent"), cached_value(raw), cached_value(raw, caches["default"])):
+        assert read == expected and type(read) is type(expected)
 
 
 def test_an_absent_key_is_none():
