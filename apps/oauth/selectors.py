@@ -1,6 +1,7 @@
 """Reads of the OAuth provider."""
 import hashlib
 from collections.abc import Callable
+from functools import lru_cache
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -146,9 +147,6 @@ def access_token_get_active(
     return access_token
 
 
-_JOINED_TEXTS_KEPT = 512  # _TokenJoin._joined_text: the joined statements' texts a process keeps
-
-
 class _TokenJoin:
     """SELECT token, user and application columns in one row; built lazily (models must be ready).
 
@@ -262,30 +260,8 @@ class _TokenJoin:
         if found is None:
             return None
         lateral, params = found
-        return self._joined_text(lateral, with_token.window is not None), params
-
-    def _joined_text(self, lateral: str, page: bool) -> str:
-        """The joined statement's text, the same string object for every request that joins the same
-        statement: psycopg keeps a statement's column loaders while it runs the same text object again
-        (apps.core.db.postgresql.base.KeptPreparedCursor)."""
-        key = (lateral, page)
-        text = self._texts.get(key)
-        if text is not None:
-            return text
-        if not page:  # at most one row: the token's columns come with it
-            text = f"SELECT tok.*, v.* FROM {self._token_from} LEFT JOIN LATERAL ({lateral}) AS v ON TRUE"
-        else:
-            # A page: the token's columns in its first row only, NULL in the others. Repeated in each of 30
-            # rows, they cost more to send and to read than a second statement would (issue 24).
-            numbered = f"SELECT s.*, row_number() OVER () AS tok_n FROM ({lateral}) AS s"
-            text = f"SELECT {self._first_row_only} FROM {self._token_from} LEFT JOIN LATERAL ({numbered}) AS v ON TRUE"
-        if len(self._texts) >= _JOINED_TEXTS_KEPT:
-            self._texts.clear()  # a list's every page size and offset is a text of its own: kept bounded
-        return self._texts.setdefault(key, text)
-
-    @cached_property
-    def _texts(self) -> dict[tuple[str, bool], str]:
-        return {}
+        page = with_token.window is not None
+        return _joined_text(self._token_from, self._first_row_only if page else "", lateral, page), params
 
     @cached_property
     def _token_from(self) -> str:
@@ -355,9 +331,9 @@ class _TokenJoin:
         return any(found for found, _ in self._converters), any(found for found, _ in self._cached_converters)
 
     @cached_property
-    def _attnames(self) -> tuple[list[list[str]], list[list[str]]]:
+    def _attnames(self) -> tuple[list[list[str]], ...]:
         """Per model, the attribute names of its columns: (query row, cached row)."""
-        return tuple(  # type: ignore[return-value]
+        return tuple(
             [[field.attname for field in fields] for fields in parts] for parts in (self._fields, self._cached_fields)
         )
 
@@ -367,6 +343,20 @@ class _TokenJoin:
         for converter in found:
             value = converter(value, col, connection)
         return value
+
+
+@lru_cache(maxsize=512)
+def _joined_text(token_from: str, first_row_only: str, lateral: str, page: bool) -> str:
+    """_TokenJoin._joined's text, the same string object for every request that joins the same statement:
+    psycopg keeps a statement's column loaders while it runs the same text object again
+    (apps.core.db.postgresql.base.KeptPreparedCursor). A list's every page size and offset is a text of
+    its own, hence the bound."""
+    if not page:  # at most one row: the token's columns come with it
+        return f"SELECT tok.*, v.* FROM {token_from} LEFT JOIN LATERAL ({lateral}) AS v ON TRUE"
+    # A page: the token's columns in its first row only, NULL in the others. Repeated in each of 30 rows,
+    # they cost more to send and to read than a second statement would (issue 24).
+    numbered = f"SELECT s.*, row_number() OVER () AS tok_n FROM ({lateral}) AS s"
+    return f"SELECT {first_row_only} FROM {token_from} LEFT JOIN LATERAL ({numbered}) AS v ON TRUE"
 
 
 _ACTIVE_TOKEN_SQL = _TokenJoin()

@@ -18,13 +18,13 @@ VALUES = [
 
 
 def test_the_cache_reads_with_the_pickle_first_serializer():
-    assert type(caches["default"]._cache._serializer) is PickleFirstSerializer
+    assert type(caches["default"]._cache._serializer) is PickleFirstSerializer  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("value", VALUES, ids=[repr(v)[:30] for v in VALUES])
 def test_a_stored_value_reads_back_as_djangos_own_serializer_reads_it(value):
     cache.set("scripts-probe", value)
-    raw = caches["default"]._cache.get_client().get(cache.make_key("scripts-probe"))
+    raw = caches["default"]._cache.get_client().get(cache.make_key("scripts-probe"))  # type: ignore[attr-defined]
     expected = RedisSerializer().loads(raw)
     assert expected == value and type(expected) is type(value)
     for read in (cache.get("scripts-probe", "absent"), cached_value(raw), cached_value(raw, caches["default"])):
