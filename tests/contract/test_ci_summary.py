@@ -42,3 +42,12 @@ def test_a_red_run_without_a_failing_case_still_counts_one(summary, tmp_path, ca
     _junit(tmp_path / "junit.xml", tests=5)
     assert summary.main([f"fuzz={tmp_path}/junit*.xml:2"]) == 1
     assert capsys.readouterr().out == "5 passed, 1 failed\n"
+
+
+def test_a_step_without_a_report_is_one_check(summary, tmp_path, capsys):
+    """make lint writes no report: a red lint must not leave the line at `0 failed`."""
+    _junit(tmp_path / "pytest.xml", tests=4)
+    assert summary.main(["lint=:2", f"pytest={tmp_path}/pytest.xml:0"]) == 1
+    assert capsys.readouterr().out == "4 passed, 1 failed\n"
+    assert summary.main(["lint=:0", f"pytest={tmp_path}/pytest.xml:0"]) == 0
+    assert capsys.readouterr().out == "5 passed, 0 failed\n"
