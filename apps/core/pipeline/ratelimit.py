@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
-from apps.core.cache.scripts import cached_value, registered_script
+from apps.core.cache.scripts import KeptScript, cached_value, registered_script
 
 log = logging.getLogger(__name__)
 
@@ -88,9 +88,9 @@ def _incr_redis(window_key: str, reset: int) -> int:
 
 
 @lru_cache(maxsize=4)
-def _incr_script(url: str):
-    # redis-py's Script: EVALSHA, loading the script again when the server answers NOSCRIPT (a restart).
-    return _redis_client(url).register_script(_INCR_SCRIPT)
+def _incr_script(url: str) -> KeptScript:
+    # EVALSHA on the thread's kept connection, loading the script again when the server answers NOSCRIPT.
+    return KeptScript(_redis_client(url), _INCR_SCRIPT)
 
 
 # The count and the view's cache entries in one round trip (rate_limit_hit_reading): INCR and EXPIREAT as
