@@ -42,12 +42,15 @@ def _children_seconds() -> float:
 
 
 class CpuMeter:
-    """`start()` then `stop()` → CPU seconds in between, or None when the processes cannot be read."""
+    """`start()` then `stop()` → CPU seconds in between, or None when the processes cannot be read.
+    After `stop()`, `worker_seconds`: the CPU seconds of each of the server's processes but its first
+    (gunicorn's workers, without the arbiter), what `one_worker_idle` reads."""
 
     def __init__(self, *, server_pgid: int, database: str, redis_pid: int | None):
         self.server_pgid, self.database, self.redis_pid = server_pgid, database, redis_pid
         self._before: dict[int, int] = {}
         self._children = 0.0
+        self.worker_seconds: dict[int, float] = {}
 
     def _pids(self) -> list[int]:
         from django.db import connection
@@ -66,11 +69,35 @@ class CpuMeter:
         if not self._before:
             return None
         ticks = 0
+        workers = set(_group(self.server_pgid)) - {self.server_pgid}
+        self.worker_seconds = {}
         for pid in set(self._pids()) | set(self._before):
             now = _ticks(pid)
             if now is not None:
                 ticks += now - self._before.get(pid, 0)  # a process started meanwhile: all of it
+                if pid in workers:
+                    self.worker_seconds[pid] = (now - self._before.get(pid, 0)) / _TICK
         return ticks / _TICK + (_children_seconds() - self._children)
+
+
+# A worker that spent less than this share of the busiest worker's CPU served no connection of the run.
+IDLE_WORKER_SHARE = 0.1
+
+
+def one_worker_idle(worker_seconds: dict[int, float]) -> bool:
+    """Whether a measured run left a gunicorn worker idle: every connection on the other workers.
+
+    gunicorn's gthread workers all wait on one listening socket, and the one that wakes first accepts a
+    burst of connections: wrk opens its 4 at once, and in 9 of 25 runs of one target (2 workers × 2
+    threads, a 2-core machine) all 4 landed on one worker, whose single interpreter then served the load on one
+    core (measured: 1,230-1,340 req/s and a p50 of 3 ms, against 2,370-2,680 and 1.4-1.6 ms for the same
+    code when both workers had connections; it cost 0.24 instead of 0.49 of a round's warm-detail
+    ratio). Many clients spread over the workers; 4 connections need not, so such a run is measured again
+    (bench.targets)."""
+    if len(worker_seconds) < 2:
+        return False
+    busiest = max(worker_seconds.values())
+    return busiest > 0 and min(worker_seconds.values()) < IDLE_WORKER_SHARE * busiest
 
 
 def redis_server_pid(redis_url: str) -> int | None:

@@ -103,6 +103,11 @@ RATIOS = [
 ]
 
 
+def _reruns(targets: dict) -> str:
+    count = sum(getattr(t, "reruns", 0) for t in targets.values())
+    return "none" if not count else f"{count} run{'s' if count > 1 else ''}"
+
+
 def _fmt_ratio(value: float) -> str:
     return f"{value:.3f}" if value < 1 else f"{value:.2f}"
 
@@ -317,7 +322,11 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         "loaded.",
         f"- Load: {settings['tool']}; {settings['concurrency']} concurrent keep-alive connections, "
         f"{settings['warmup']:g} s warm-up then {settings['duration']:g} s measured per target; "
-        f"{settings['rounds']} rounds, each loading every target once in the order of the table.",
+        f"{settings['rounds']} rounds, each loading every target once in the order of the table. A run whose "
+        "connections all landed on one gunicorn worker (the other idle, `bench.cpu.one_worker_idle`: the "
+        "workers race to accept wrk's burst of connections) measures one interpreter on one core, not the "
+        "server, and is measured again, at most 3 times"
+        + f" ({_reruns(targets)} in this run).",
         "- Floor: a plain Django view (`bench.views.floor`: no DRF, no authentication, no database) that "
         "serialises a JSON object of the same size as the Thing detail body (a real detail response, "
         "replayed) through the same middleware stack.",
