@@ -52,14 +52,16 @@ class CpuMeter:
         self._children = 0.0
         self.worker_seconds: dict[int, float] = {}
 
-    def _pids(self) -> list[int]:
+    def _pids(self, group: list[int] | None = None) -> list[int]:
+        """The server's group (`group` when already listed), its database backends and Redis."""
         from django.db import connection
 
         with connection.cursor() as cursor:
             cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
                            [self.database])
             backends = [row[0] for row in cursor.fetchall()]
-        return [*_group(self.server_pgid), *backends, *([self.redis_pid] if self.redis_pid else [])]
+        group = _group(self.server_pgid) if group is None else group
+        return [*group, *backends, *([self.redis_pid] if self.redis_pid else [])]
 
     def start(self) -> None:
         self._before = {pid: t for pid in self._pids() if (t := _ticks(pid)) is not None}
@@ -69,9 +71,10 @@ class CpuMeter:
         if not self._before:
             return None
         ticks = 0
-        workers = set(_group(self.server_pgid)) - {self.server_pgid}
+        group = _group(self.server_pgid)
+        workers = set(group) - {self.server_pgid}
         self.worker_seconds = {}
-        for pid in set(self._pids()) | set(self._before):
+        for pid in set(self._pids(group)) | set(self._before):
             now = _ticks(pid)
             if now is not None:
                 ticks += now - self._before.get(pid, 0)  # a process started meanwhile: all of it

@@ -104,7 +104,7 @@ RATIOS = [
 
 
 def _reruns(targets: dict) -> str:
-    count = sum(getattr(t, "reruns", 0) for t in targets.values())
+    count = sum(t.reruns for t in targets.values())
     return "none" if not count else f"{count} run{'s' if count > 1 else ''}"
 
 

@@ -6,17 +6,18 @@ import threading
 import redis
 from django.core.cache import cache
 
-_REGISTERED: dict[tuple[int, str], "KeptScript"] = {}
+_REGISTERED: dict[tuple[int, str], tuple[object, "KeptScript"]] = {}
 
 
 def registered_script(client, source: str) -> "KeptScript":
     """The script `source` on this Redis client (KeptScript), registered once per client: it runs as
-    EVALSHA and loads itself again when Redis answers NOSCRIPT (a restart)."""
+    EVALSHA and loads itself again when Redis answers NOSCRIPT (a restart). The entry holds its client, so
+    a client made after another was freed never gets the freed one's script (and pool) by a reused id."""
     key = (id(client), source)
-    script = _REGISTERED.get(key)
-    if script is None:
-        script = _REGISTERED.setdefault(key, KeptScript(client, source))
-    return script
+    found = _REGISTERED.get(key)
+    if found is None or found[0] is not client:
+        found = _REGISTERED[key] = (client, KeptScript(client, source))
+    return found[1]
 
 
 class KeptScript:
@@ -52,13 +53,10 @@ class KeptScript:
             return self._script(keys=keys, args=args)  # loads the script, then runs it
         except redis.exceptions.ResponseError:
             raise  # the script's own error: its answer was read, the connection is clean
-        except redis.TimeoutError:
-            _kept_drop(self._pool)
-            raise
         except redis.ConnectionError:
             _kept_drop(self._pool)
             return self._script(keys=keys, args=args)
-        except BaseException:
+        except BaseException:  # a timeout among them: not run again
             _kept_drop(self._pool)
             raise
 

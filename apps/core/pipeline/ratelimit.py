@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
 
-from apps.core.cache.scripts import KeptScript, cached_value, registered_script
+from apps.core.cache.scripts import cached_value, registered_script
 
 log = logging.getLogger(__name__)
 
@@ -84,13 +84,8 @@ _INCR_SCRIPT = "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIREAT', KEY
 
 
 def _incr_redis(window_key: str, reset: int) -> int:
-    return _incr_script(settings.REDIS_URL)(keys=[window_key], args=[reset + 1])
-
-
-@lru_cache(maxsize=4)
-def _incr_script(url: str) -> KeptScript:
     # EVALSHA on the thread's kept connection, loading the script again when the server answers NOSCRIPT.
-    return KeptScript(_redis_client(url), _INCR_SCRIPT)
+    return registered_script(_redis_client(settings.REDIS_URL), _INCR_SCRIPT)(keys=[window_key], args=[reset + 1])
 
 
 # The count and the view's cache entries in one round trip (rate_limit_hit_reading): INCR and EXPIREAT as

@@ -118,3 +118,16 @@ def test_a_kept_script_raises_when_redis_is_unreachable():
     with pytest.raises(redis.ConnectionError):
         scripts.KeptScript(client, _COUNT)(keys=["k"], args=["x"])
     assert id(client.connection_pool) not in scripts._kept_connections()  # nothing half-open is kept
+
+
+def test_a_registered_script_belongs_to_its_client_even_when_an_id_is_reused(redis_client, settings):
+    import redis
+
+    script = scripts.registered_script(redis_client, _COUNT)
+    assert scripts.registered_script(redis_client, _COUNT) is script
+    other = redis.Redis.from_url(settings.REDIS_URL)
+    # What a freed client's entry looks like to a new client given the same id.
+    scripts._REGISTERED[(id(other), _COUNT)] = (redis_client, script)
+    assert scripts.registered_script(other, _COUNT) is not script
+    assert scripts.registered_script(other, _COUNT)._pool is other.connection_pool
+    other.close()
