@@ -77,9 +77,10 @@ class CpuMeter:
         for pid in set(self._pids(group)) | set(self._before):
             now = _ticks(pid)
             if now is not None:
-                ticks += now - self._before.get(pid, 0)  # a process started meanwhile: all of it
+                spent = now - self._before.get(pid, 0)  # a process started meanwhile: all of it
+                ticks += spent
                 if pid in workers:
-                    self.worker_seconds[pid] = (now - self._before.get(pid, 0)) / _TICK
+                    self.worker_seconds[pid] = spent / _TICK
         return ticks / _TICK + (_children_seconds() - self._children)
 
 
