@@ -16,6 +16,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import requests
@@ -36,14 +37,17 @@ def port_open(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def wait_until(predicate, *, timeout: float, interval: float = 0.05, what: str = "condition"):
+def wait_until(predicate, *, timeout: float, interval: float = 0.05, what: str | Callable[[], str] = "condition"):
+    """Poll `predicate` until it returns something true (returned) or `timeout` passes (TimeoutError).
+    `what` names the condition in the error; a callable is called only then, so a process's log in the
+    message is the log at the timeout, not at the start of the wait."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(interval)
-    raise TimeoutError(f"{what} not reached in {timeout:.0f} s")
+    raise TimeoutError(f"{what() if callable(what) else what} not reached in {timeout:.0f} s")
 
 
 # --- PostgreSQL ---------------------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def test_a_mesh_over_the_soft_time_limit_fails_as_too_complex_and_the_worker_goe
     started = time.monotonic()
     heavy = _finalized_file(stack, "too-complex.stl", _heavy_stl())
     wait_until(lambda: _file(stack, heavy)[0] == "failed", timeout=60,
-               what=f"file {heavy} failed; worker log:\n{worker.output()[-3000:]}")
+               what=lambda: f"file {heavy} failed; worker log:\n{worker.output()[-3000:]}")
     failed_after = time.monotonic() - started  # from before the upload: the 10 MB upload included
     assert _file(stack, heavy) == (
         "failed", "The model is too complex to process within the time limit (1 s).")
@@ -56,7 +56,7 @@ def test_a_mesh_over_the_soft_time_limit_fails_as_too_complex_and_the_worker_goe
 
     light = _finalized_file(stack, "notes.txt", b"print in PETG")  # the worker goes on (no mesh: instant)
     wait_until(lambda: _file(stack, light)[0] == "live", timeout=30,
-               what=f"file {light} live; worker log:\n{worker.output()[-3000:]}")
+               what=lambda: f"file {light} live; worker log:\n{worker.output()[-3000:]}")
     record("processing soft time limit", limit_s=1, failed_as_too_complex_after_s=round(failed_after, 1),
            next_file="live")
 
@@ -69,13 +69,13 @@ def test_a_mesh_killed_at_the_hard_time_limit_is_failed_by_the_worker(healthy, w
         "FAULTS_WORKER_IGNORES_SOFT_LIMIT": "1"})
     heavy = _finalized_file(stack, "killed-at-hard-limit.stl", _heavy_stl())
     wait_until(lambda: _file(stack, heavy)[0] == "failed", timeout=60,
-               what=f"file {heavy} failed; worker log:\n{worker.output()[-3000:]}")
+               what=lambda: f"file {heavy} failed; worker log:\n{worker.output()[-3000:]}")
     assert _file(stack, heavy) == (
         "failed", "The model is too complex to process within the time limit (1 s).")
     assert "Hard time limit" in worker.output()
     light = _finalized_file(stack, "after-the-kill.txt", b"print in PETG")  # a new pool process takes over
     wait_until(lambda: _file(stack, light)[0] == "live", timeout=30,
-               what=f"file {light} live; worker log:\n{worker.output()[-3000:]}")
+               what=lambda: f"file {light} live; worker log:\n{worker.output()[-3000:]}")
     record("processing hard time limit", limit_s=1, outcome="failed as too complex", next_file="live")
 
 
@@ -92,7 +92,7 @@ def test_webhook_work_runs_at_once_while_the_processing_worker_is_stuck(healthy,
     stack.celery().send_task("apps.webhooks.tasks.webhooks_dispatch_due")
     ran = "apps.webhooks.tasks.webhooks_dispatch_due["  # a log line of a run (the banner lists names too)
     wait_until(lambda: ran in default.output() and "succeeded" in default.output(),
-               timeout=30, what=f"the webhook task run; log:\n{default.output()[-2000:]}")
+               timeout=30, what=lambda: f"the webhook task run; log:\n{default.output()[-2000:]}")
     waited = time.monotonic() - sent
     assert waited < 10, waited
     assert ran not in processing.output()

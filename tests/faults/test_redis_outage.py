@@ -88,7 +88,7 @@ def test_the_api_serves_through_a_redis_outage_and_counts_again_after_it(healthy
     # (not at the stuck-processing sweep, 30 minutes later), and the worker makes the file live.
     wait_until(
         lambda: _file_status(stack, file_id) == "live",
-        timeout=60, what=f"file {file_id} live; worker log:\n{worker.output()[-3000:]}",
+        timeout=60, what=lambda: f"file {file_id} live; worker log:\n{worker.output()[-3000:]}",
     )
     recovered = time.monotonic() - back
     assert recovered < 30, recovered

@@ -53,7 +53,7 @@ def test_finalize_answers_503_while_the_store_is_unreachable_and_succeeds_once_i
     worker = workers()
     stack.celery().send_task("apps.uploads.tasks.upload_verify", args=[upload_id])
     wait_until(lambda: re.search(r"upload_verify\[[^\]]+\] retry: Retry in \d+", worker.output()), timeout=30,
-               what=f"a retry of upload_verify; worker log:\n{worker.output()[-2000:]}")
+               what=lambda: f"a retry of upload_verify; worker log:\n{worker.output()[-2000:]}")
     assert _upload_state(stack, upload_id) == ("pending", None)
 
     stack.web_store.restore()
@@ -65,7 +65,7 @@ def test_finalize_answers_503_while_the_store_is_unreachable_and_succeeds_once_i
     assert stack.post(f"/files/{upload_id}/finalize").json() == finalized.json()  # idempotent
     assert _upload_state(stack, upload_id) == ("finalized", file_id)
     wait_until(lambda: _files_named(stack, name) == [(file_id, "live")], timeout=30,
-               what=f"file {file_id} processed; worker log:\n{worker.output()[-2000:]}")
+               what=lambda: f"file {file_id} processed; worker log:\n{worker.output()[-2000:]}")
     assert stack.get(f"/things/{thing_id}").json()["file_count"] == file_count + 1
     record(
         "store unreachable at finalize",

@@ -33,12 +33,12 @@ def test_processing_that_meets_a_database_outage_retries_and_finishes_seconds_af
     outage_started = time.monotonic()
     worker = workers()
     wait_until(lambda: worker.output().count("Retry in") >= 2, timeout=60,
-               what=f"the task retrying; worker log:\n{worker.output()[-3000:]}")
+               what=lambda: f"the task retrying; worker log:\n{worker.output()[-3000:]}")
     assert "OperationalError" in worker.output()
     stack.pg.start()
     back = time.monotonic()
     wait_until(lambda: _file_status(stack, file_id) == "live", timeout=120,
-               what=f"file {file_id} live; worker log:\n{worker.output()[-3000:]}")
+               what=lambda: f"file {file_id} live; worker log:\n{worker.output()[-3000:]}")
     recovered = time.monotonic() - back
     retries = worker.output().count("Retry in")
     # At most the backoff's cap (60 s) after the restart; in practice the next retry's few seconds.

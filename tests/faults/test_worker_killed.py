@@ -71,7 +71,7 @@ def test_an_image_whose_worker_was_killed_mid_task_is_processed_once_by_another_
     assert _image(stack, image_id)[0] == "processing"
 
     wait_until(lambda: _image(stack, image_id)[0] == "live", timeout=180,
-               what=f"image {image_id} live; worker log:\n{second.output()[-3000:]}")
+               what=lambda: f"image {image_id} live; worker log:\n{second.output()[-3000:]}")
     recovered = time.monotonic() - killed_at
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
     assert recovered <= 120, recovered  # "within a minute or two": the visibility timeout and one scan
@@ -108,7 +108,7 @@ def test_an_image_whose_pool_process_was_killed_mid_task_runs_again_within_secon
     killed_at = time.monotonic()
     stack.worker_store.release()
     wait_until(lambda: _image(stack, image_id)[0] == "live", timeout=60,
-               what=f"image {image_id} live; worker log:\n{worker.output()[-3000:]}")
+               what=lambda: f"image {image_id} live; worker log:\n{worker.output()[-3000:]}")
     recovered = time.monotonic() - killed_at
     assert recovered < 30, recovered
     assert "WorkerLostError" in worker.output()

@@ -274,3 +274,55 @@ def test_the_kept_cursor_keeps_psycopgs_loaders_for_a_statement_text_run_again()
             assert cursor.fetchone()[0] == value
             transformers.append(_psycopg_cursor(cursor)._tx)
     assert transformers[0] is transformers[1]
+
+
+class _Interrupt(Exception):
+    """What a signal handler raises in the middle of a statement (Celery's soft time limit, say)."""
+
+
+def _interrupted_statement(seconds: float = 0.2) -> None:
+    import signal
+
+    def handler(signum, frame):
+        raise _Interrupt()
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        with pytest.raises(_Interrupt):
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_sleep(5)")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_statement_interrupted_by_a_signal_drops_its_connection_and_the_next_statement_runs():
+    connection.ensure_connection()
+    old = connection.connection
+    _interrupted_statement()
+    # psycopg stopped waiting with the answer unread; that connection would refuse every statement.
+    assert old.closed
+    assert _select_one() == 1
+    assert connection.connection is not old
+
+
+def test_a_statement_interrupted_inside_a_transaction_leaves_the_next_transaction_working():
+    with pytest.raises(_Interrupt):
+        with transaction.atomic():
+            _select_one()
+            _interrupted_statement()
+            raise _Interrupt()  # the run goes on unwinding, as it does after the limit
+    assert not connection.in_atomic_block
+    with transaction.atomic():
+        assert _select_one() == 1
+
+
+def test_an_exception_after_a_statement_finished_keeps_the_connection():
+    connection.ensure_connection()
+    old = connection.connection
+    with pytest.raises(_Interrupt):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            raise _Interrupt()
+    assert connection.connection is old and not old.closed

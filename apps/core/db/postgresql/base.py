@@ -46,14 +46,25 @@ else:
 
 class _Retrying(_CursorBase):
     """The part of Django's cursor wrapper that sends a statement: replaces a dead carried-over
-    connection once, outside transactions."""
+    connection once, outside transactions, and drops a connection whose statement was interrupted."""
+
+    def _executemany(self, sql, param_list, *ignored_wrapper_args):
+        try:
+            # CursorWrapper._executemany: Django's private method, not declared by django-stubs.
+            return super()._executemany(sql, param_list, *ignored_wrapper_args)  # type: ignore[misc]
+        except BaseException as exc:
+            self.db.close_if_interrupted(exc)
+            raise
 
     def _execute(self, sql, params, *ignored_wrapper_args):
         db = self.db
         try:
             # CursorWrapper._execute: Django's private method, not declared by django-stubs.
             result = super()._execute(sql, params, *ignored_wrapper_args)  # type: ignore[misc]
-        except (OperationalError, InterfaceError):
+        except BaseException as exc:
+            if not isinstance(exc, (OperationalError, InterfaceError)):
+                db.close_if_interrupted(exc)
+                raise
             if not (db.carried_over and not db.in_atomic_block and db.connection_is_dead()):
                 db.carried_over = False
                 raise
@@ -205,6 +216,24 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def close_if_unusable_or_obsolete(self):
         super().close_if_unusable_or_obsolete()
         self.carried_over = self.connection is not None
+
+    def close_if_interrupted(self, exc: BaseException) -> None:
+        """Drop the connection when `exc` stopped a statement while PostgreSQL was still answering it.
+
+        An exception raised from a signal handler (Celery's soft time limit: SoftTimeLimitExceeded) stops
+        psycopg wherever it waits, so the statement's answer stays unread: the connection remains busy
+        with it, and every later statement on it fails with "another command is already in progress"
+        (the run's own last step, failing its row as too complex, included). Django opens a new
+        connection for the next statement; inside a transaction, the outermost atomic block sees it
+        closed and rolls nothing back on it (PostgreSQL rolls back what the old connection had open).
+        """
+        conn = self.connection
+        if conn is None or getattr(conn, "closed", True):
+            return
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.ACTIVE:
+            return
+        log.warning("A statement was interrupted (%s); dropping its connection", type(exc).__name__)
+        self.close()
 
     def connection_is_dead(self) -> bool:
         conn = self.connection
