@@ -1,5 +1,8 @@
 """apps.core.db.postgresql: a persistent connection the server dropped is replaced by the first statement of
 the next request instead of a `SELECT 1` before every request (issue 17)."""
+import signal
+from contextlib import contextmanager
+
 import psycopg
 import pytest
 from django.db import OperationalError, connection, connections, transaction
@@ -280,9 +283,9 @@ class _Interrupt(Exception):
     """What a signal handler raises in the middle of a statement (Celery's soft time limit, say)."""
 
 
-def _interrupted_statement(seconds: float = 0.2) -> None:
-    import signal
-
+@contextmanager
+def _interrupted_after(seconds: float):
+    """_Interrupt raised from a timer signal `seconds` into the block, wherever it is then."""
     def handler(signum, frame):
         raise _Interrupt()
 
@@ -290,11 +293,16 @@ def _interrupted_statement(seconds: float = 0.2) -> None:
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds)
         with pytest.raises(_Interrupt):
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_sleep(5)")
+            yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _interrupted_statement(seconds: float = 0.2) -> None:
+    with _interrupted_after(seconds):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_sleep(5)")
 
 
 def test_a_statement_interrupted_by_a_signal_drops_its_connection_and_the_next_statement_runs():
@@ -326,3 +334,23 @@ def test_an_exception_after_a_statement_finished_keeps_the_connection():
             cursor.execute("SELECT 1")
             raise _Interrupt()
     assert connection.connection is old and not old.closed
+
+
+def test_a_commit_interrupted_by_a_signal_drops_its_connection_and_the_next_statement_runs():
+    # A COMMIT that waits on the server: a deferred constraint trigger that sleeps (temporary objects,
+    # gone with the connection).
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMP TABLE slow_commit (id int)")
+        cursor.execute("CREATE FUNCTION pg_temp.sleep_at_commit() RETURNS trigger LANGUAGE plpgsql AS "
+                       "$$ BEGIN PERFORM pg_sleep(5); RETURN NULL; END $$")
+        cursor.execute("CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON slow_commit DEFERRABLE INITIALLY DEFERRED "
+                       "FOR EACH ROW EXECUTE FUNCTION pg_temp.sleep_at_commit()")
+    old = connection.connection
+    with _interrupted_after(0.3):
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("INSERT INTO slow_commit VALUES (1)")
+    assert old.closed
+    assert not connection.in_atomic_block
+    assert _select_one() == 1
+    assert connection.connection is not old

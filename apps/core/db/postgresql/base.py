@@ -217,8 +217,23 @@ class DatabaseWrapper(base.DatabaseWrapper):
         super().close_if_unusable_or_obsolete()
         self.carried_over = self.connection is not None
 
+    def _commit(self):
+        try:
+            return super()._commit()
+        except BaseException as exc:  # COMMIT waits for the server too (deferred triggers, a slow disk)
+            self.close_if_interrupted(exc)
+            raise
+
+    def _rollback(self):
+        try:
+            return super()._rollback()
+        except BaseException as exc:
+            self.close_if_interrupted(exc)
+            raise
+
     def close_if_interrupted(self, exc: BaseException) -> None:
-        """Drop the connection when `exc` stopped a statement while PostgreSQL was still answering it.
+        """Drop the connection when `exc` stopped a statement (or a COMMIT, a ROLLBACK) while PostgreSQL was
+        still answering it.
 
         An exception raised from a signal handler (Celery's soft time limit: SoftTimeLimitExceeded) stops
         psycopg wherever it waits, so the statement's answer stays unread: the connection remains busy
