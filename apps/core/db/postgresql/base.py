@@ -219,14 +219,15 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _commit(self):
         try:
-            return super()._commit()
+            # BaseDatabaseWrapper._commit / _rollback: Django's private methods, not declared by django-stubs.
+            return super()._commit()  # type: ignore[misc]
         except BaseException as exc:  # COMMIT waits for the server too (deferred triggers, a slow disk)
             self.close_if_interrupted(exc)
             raise
 
     def _rollback(self):
         try:
-            return super()._rollback()
+            return super()._rollback()  # type: ignore[misc]
         except BaseException as exc:
             self.close_if_interrupted(exc)
             raise
