@@ -1,6 +1,5 @@
 """apps.core.db.postgresql: a persistent connection the server dropped is replaced by the first statement of
 the next request instead of a `SELECT 1` before every request (issue 17)."""
-import signal
 from contextlib import contextmanager
 
 import psycopg
@@ -9,6 +8,7 @@ from django.db import OperationalError, connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from apps.core.db.postgresql.base import DatabaseWrapper
+from tests.support.signals import raised_after
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -286,17 +286,8 @@ class _Interrupt(Exception):
 @contextmanager
 def _interrupted_after(seconds: float):
     """_Interrupt raised from a timer signal `seconds` into the block, wherever it is then."""
-    def handler(signum, frame):
-        raise _Interrupt()
-
-    previous = signal.signal(signal.SIGALRM, handler)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        with pytest.raises(_Interrupt):
-            yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(_Interrupt), raised_after(seconds, _Interrupt):
+        yield
 
 
 def _interrupted_statement(seconds: float = 0.2) -> None:

@@ -61,10 +61,7 @@ class _Retrying(_CursorBase):
         try:
             # CursorWrapper._execute: Django's private method, not declared by django-stubs.
             result = super()._execute(sql, params, *ignored_wrapper_args)  # type: ignore[misc]
-        except BaseException as exc:
-            if not isinstance(exc, (OperationalError, InterfaceError)):
-                db.close_if_interrupted(exc)
-                raise
+        except (OperationalError, InterfaceError):
             if not (db.carried_over and not db.in_atomic_block and db.connection_is_dead()):
                 db.carried_over = False
                 raise
@@ -75,6 +72,9 @@ class _Retrying(_CursorBase):
             # PreparedCursor(connection): psycopg's Cursor constructor, which django-stubs do not describe.
             self.cursor = PreparedCursor(db.connection) if prepared else db.create_cursor()  # type: ignore[call-arg]
             result = super()._execute(sql, params, *ignored_wrapper_args)  # type: ignore[misc]
+        except BaseException as exc:
+            db.close_if_interrupted(exc)
+            raise
         db.carried_over = False
         return result
 

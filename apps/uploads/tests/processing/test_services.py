@@ -350,17 +350,16 @@ def test_a_store_call_interrupted_by_the_time_limit_fails_the_file_instead_of_re
     )
 
 
-
 @pytest.mark.django_db(transaction=True)  # autocommit, as in the worker: no test transaction around the run
 def test_a_database_statement_interrupted_by_the_time_limit_still_fails_the_file(thing_file, monkeypatch):
     """The soft time limit is an exception raised from a signal handler wherever the run is: inside a
     statement, psycopg stops waiting and the answer stays unread. Failing the row must still work
     (apps.core.db.postgresql drops that connection), rather than raise "another command is already in
     progress", which the task would retry with the same mesh."""
-    import signal
-
     from celery.exceptions import SoftTimeLimitExceeded
     from django.db import connection
+
+    from tests.support.signals import raised_after
 
     file = thing_file(binary_stl(cube_triangles()))
 
@@ -369,22 +368,15 @@ def test_a_database_statement_interrupted_by_the_time_limit_still_fails_the_file
             cursor.execute("SELECT pg_sleep(5)")
         raise AssertionError("the statement ran to its end")
 
-    def soft_limit(signum, frame):
-        raise SoftTimeLimitExceeded()
-
     monkeypatch.setattr(services, "file_process", interrupted_mid_statement)
-    previous = signal.signal(signal.SIGALRM, soft_limit)
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
+    with raised_after(0.3, SoftTimeLimitExceeded):
         assert tasks.file_process.apply((file.pk,)).get() == "failed"
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
     file.refresh_from_db()
     assert (file.status, file.processing_error) == (
         ProcessingStatus.FAILED,
         f"The model is too complex to process within the time limit ({tasks.file_process.soft_time_limit:g} s).",
     )
+
 
 # --- 3MF and OBJ (issue 27) ------------------------------------------------------------------------------
 
