@@ -54,8 +54,11 @@ class CommentSerializer(serializers.Serializer):
 
     # --- what wire versions other than `spec` compute (apps.core.pipeline.wire: Provide) -------------------------
 
-    def wire_parent_url(self, comment) -> str | None:
-        return comment_api_url(comment.parent_id) if comment.parent_id else None
+    def wire_parent_id(self, comment) -> int:
+        return comment.parent_id or 0
+
+    def wire_parent_url(self, comment) -> str:
+        return comment_api_url(comment.parent_id) if comment.parent_id else ""
 
     def wire_is_root_comment(self, comment) -> bool:
         return comment.parent_id is None
@@ -155,6 +158,10 @@ class TargetCommentCreateInput(CommentBodyInput):
     """POST /things/{id}/comments, /copies/{id}/comments, /group-topics/{id}/comments."""
 
     parent_id = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, max_value=MAX_ID,
-        help_text="Reply to this comment of the same Thing, copy or topic; omit or null for a new thread.",
+        required=False, allow_null=True, min_value=0, max_value=MAX_ID,
+        help_text="Reply to this comment of the same Thing, copy or topic; omit, null or 0 (what the "
+        "`thingiverse` wire version shows at the top level) for a new thread.",
     )
+
+    def validate_parent_id(self, value):
+        return value or None  # 0 is the top level, as the `thingiverse` answers write it

@@ -13,6 +13,7 @@ from apps.groups.models import (
     TOPIC_NAME_MAX_LENGTH,
 )
 from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
+from apps.uploads.links import placeholder_thumbnail_url
 from apps.core.pipeline.fields import StrictCharField
 
 # ASCII message: it is repeated in the X-Error header (docs/decisions.md: Errors).
@@ -73,6 +74,9 @@ class GroupSerializer(serializers.Serializer):
     def wire_creator(self, group) -> int | None:
         return group.creator_id  # the live service's `creator` is the user's id
 
+    def wire_image(self, group) -> str:
+        return self.get_image(group) or placeholder_thumbnail_url()
+
     def to_representation(self, group):
         return wire.apply("Group", super().to_representation(group), group, self)
 
@@ -107,6 +111,9 @@ class GroupTopicSerializer(serializers.Serializer):
     def get_comments(self, topic) -> dict:
         # comment_count is kept by apps.comments (visible, non-deleted comments).
         return {"count": topic.comment_count, "url": api_url(f"group-topics/{topic.pk}/comments")}
+
+    def to_representation(self, topic):
+        return wire.apply("GroupTopic", super().to_representation(topic), topic, self)
 
 
 # --- inputs ------------------------------------------------------------------------------------------

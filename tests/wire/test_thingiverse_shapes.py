@@ -203,3 +203,39 @@ def test_the_other_objects_in_the_thingiverse_wire(api, user, other_user, family
     assert api.get(f"/groups/{group.pk}").json()["creator"]["id"] == other_user.pk
     collection = CollectionFactory(creator=user, description="Mine **all**")
     assert "<strong>all</strong>" in api.get(f"/collections/{collection.pk}", **LIVE).json()["description_html"]
+
+
+def test_what_the_live_document_types_as_never_null(api, user, other_user, family):
+    """The live document types a comment's `parent_id` as an integer from 0 and its `parent_url` as a
+    string, a group's `image` as a string and a topic's `pinned` as 0/1: a top-level comment is 0 and "",
+    a group without an image shows the placeholder, and `spec` keeps null and booleans."""
+    from apps.groups.tests.factories import GroupFactory
+    from apps.groups.models import GroupTopic
+
+    _, child = family
+    live = api.get(f"/things/{child.pk}/comments", **LIVE).json()
+    spec = api.get(f"/things/{child.pk}/comments").json()
+    root = next(c for c in live if c["is_root_comment"])
+    reply = next(c for c in live if not c["is_root_comment"])
+    assert (root["parent_id"], root["parent_url"]) == (0, "")
+    assert reply["parent_id"] == root["id"] and reply["parent_url"].endswith(f"/comments/{root['id']}")
+    assert next(c for c in spec if c["id"] == root["id"])["parent_id"] is None
+    assert api.get(f"/comments/{root['id']}", **LIVE).json()["parent_id"] == 0
+
+    group = GroupFactory(creator=other_user, image="")
+    image = api.get(f"/groups/{group.pk}", **LIVE).json()["image"]
+    assert image.startswith("http") and image.endswith("/things/placeholder.png")
+    assert api.get(f"/groups/{group.pk}").json()["image"] is None
+    GroupTopic.objects.create(group=group, user=other_user, name="Pinned", body="Read me", pinned=True)
+    assert [t["pinned"] for t in api.get(f"/groups/{group.pk}/group-topics", **LIVE).json()] == [1]
+    assert [t["pinned"] for t in api.get(f"/groups/{group.pk}/group-topics").json()] == [True]
+
+
+@pytest.mark.parametrize("version", [{}, LIVE])
+def test_a_comment_posted_with_parent_id_0_starts_a_thread(api, family, version):
+    """What a `thingiverse` client read at the top level (0), sent back, is the top level again."""
+    _, child = family
+    response = api.post(f"/things/{child.pk}/comments", {"body": "New thread", "parent_id": 0}, format="json",
+                        **version)
+    assert response.status_code == 200, response.content
+    assert response.json()["parent_id"] == (0 if version else None)

@@ -24,7 +24,8 @@ def write_json_error(sock, status_int, reason, mesg):
     """gunicorn.util.write_error's signature. `mesg` (which may echo request bytes) is not sent back."""
     error = SHORT_REASONS.get(status_int) or reason
     error_type = ERROR_TYPES.get(status_int, "BAD_REQUEST")
-    body = json.dumps({"error": error, "code": status_int, "type": error_type})
+    # Compact, as the application renders every body (apps.core.pipeline.renderers).
+    body = json.dumps({"error": error, "code": status_int, "type": error_type}, separators=(",", ":"))
     safe_reason = "".join(ch if " " <= ch <= "~" else "?" for ch in reason)
     head = (
         f"HTTP/1.1 {status_int} {safe_reason}\r\n"

@@ -29,7 +29,7 @@ from rest_framework.views import APIView
 from apps.core.domain.exceptions import InsufficientScope
 from apps.core.pipeline.handlers import error_body, service_unavailable_from, service_unavailable_log, x_error_header
 from apps.core.pipeline.permissions import WRITE_SCOPE, scope_allows_write
-from apps.core.pipeline.renderers import Rendered
+from apps.core.pipeline.renderers import Rendered, render
 from apps.core.pipeline.jsonp import INVALID_CALLBACK_MESSAGE, jsonp_callback_is_valid, jsonp_callback_of, jsonp_wrap
 from apps.core.pipeline.ratelimit import (
     RATE_LIMIT_COUNTED_ATTRIBUTE,
@@ -337,9 +337,10 @@ def swagger_oauth2_redirect(request, name: str):
 
 
 def json_error(status: int, message: str, error_type: str, headers: dict | None = None) -> HttpResponse:
-    """docs/decisions.md's error body outside DRF (middleware, Django's error handlers)."""
+    """docs/decisions.md's error body outside DRF (middleware, Django's error handlers), rendered as every
+    other API answer is (compact UTF-8: the same bytes as DRF's error for the same error)."""
     body = error_body(status, message, error_type)
-    response = HttpResponse(json.dumps(body), status=status, content_type="application/json", headers=headers)
+    response = HttpResponse(render(body), status=status, content_type="application/json", headers=headers)
     response["X-Error"] = x_error_header(body["error"])
     return response
 

@@ -190,14 +190,25 @@ THINGIVERSE = {
             Const("type_name", "Make", {"type": "string"}),
         ),
     ),
+    # The live document types `parent_id` as an integer from 0 and `parent_url` as a string, neither nullable:
+    # a top-level comment is `0` and `""` there (its `modified` uses `""` for "none" the same way).
     "Comment": Kind(
         ("Comment",),
         (
-            Provide("parent_url", {"type": "string", "nullable": True}),
+            Provide("parent_id", {"type": "integer", "minimum": 0, "description": "0 at the top level."}),
+            Provide("parent_url", {"type": "string", "description": "Empty at the top level."}),
             Provide("is_root_comment", _BOOL),
         ),
     ),
-    "Group": Kind(("Group",), (Provide("creator", {"type": "integer", "description": "The creator's user id."}),)),
+    "Group": Kind(
+        ("Group",),
+        (
+            Provide("creator", {"type": "integer", "description": "The creator's user id."}),
+            # A string, never null: a group without an image shows the site's placeholder, as a Thing does.
+            Provide("image", {"type": "string", "description": "The group image URL (a placeholder when none)."}),
+        ),
+    ),
+    "GroupTopic": Kind(("GroupTopic",), (As01(("pinned",)),)),
     "Collection": Kind(("Collection",), (Provide("description_html", {"type": "string"}),)),
     # A Thing's tags sent back as the tag objects the answers show (round-trip PATCH): their `name`.
     "ThingInput": Kind(
