@@ -54,6 +54,9 @@ class CommentSerializer(serializers.Serializer):
 
     # --- what wire versions other than `spec` compute (apps.core.pipeline.wire: Provide) -------------------------
 
+    def wire_target_type(self, comment) -> str:
+        return LIVE_TARGET_TYPES.get(comment.target_type, comment.target_type)
+
     def wire_parent_id(self, comment) -> int:
         return comment.parent_id or 0
 
@@ -142,14 +145,29 @@ class CommentBodyInput(serializers.Serializer):
     body = _body_field()
 
 
+# The live service's name of a target type, where it differs (its document's enum): accepted on input in
+# every version, answered under `thingiverse` (apps.core.pipeline.wire "Comment").
+LIVE_TARGET_TYPES = {Comment.TargetType.GROUP_TOPIC.value: "grouptopic"}
+_FROM_LIVE_TARGET_TYPES = {live: ours for ours, live in LIVE_TARGET_TYPES.items()}
+
+
+class TargetTypeField(serializers.ChoiceField):
+    """One of TARGET_TYPES, or the live service's name for it (`grouptopic`)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            data = _FROM_LIVE_TARGET_TYPES.get(data, data)
+        return super().to_internal_value(data)
+
+
 class CommentCreateInput(CommentBodyInput):
     """spec §2 Comment request fields: body, target_type (thing or make), target_id."""
 
-    target_type = serializers.ChoiceField(
+    target_type = TargetTypeField(
         choices=TARGET_TYPES,
         # Not echoed: the first message also travels in the X-Error header, which must stay ASCII.
         error_messages={"invalid_choice": "Use thing, make or group_topic."},
-        help_text="`thing` or `make` (spec §2); `group_topic` too.",
+        help_text="`thing` or `make` (spec §2); `group_topic` (or `grouptopic`, the live service's name) too.",
     )
     target_id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 

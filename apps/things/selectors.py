@@ -489,6 +489,11 @@ def thing_category_list(*, thing, viewer=None) -> QuerySet:
     return category_list(viewer=viewer).filter(pk__in=ids).order_by(F("parent_id").asc(nulls_last=True), "id")
 
 
+def category_get_by_id(category_id: int) -> Category | None:
+    """The live service's PATCH names a Thing's category by its id too (CategoryInputField bounds it)."""
+    return Category.objects.filter(pk=category_id).first()
+
+
 def category_get_by_name(name: str) -> Category | None:
     """spec §2: a Thing's category is set by its full name. Matched ignoring case; the slug is accepted
     too, so a client echoing `categories/{slug}` data is understood."""

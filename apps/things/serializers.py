@@ -356,6 +356,28 @@ class TagInputField(StrictCharField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field({
+    "oneOf": [{"type": "string", "maxLength": 100}, {"type": "integer", "minimum": 1, "maximum": MAX_ID}],
+    "nullable": True,
+})
+class CategoryInputField(StrictCharField):
+    """A category's full name (or slug), as spec §2 says; also its id, as the live service's PATCH takes it
+    (its document: "a category id … also supports … the full category name")."""
+
+    default_error_messages = {"invalid": "Use a category's full name or its id."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, int) and not isinstance(data, bool):
+            if not 1 <= data <= MAX_ID:
+                self.fail("invalid")
+            return data
+        return super().to_internal_value(data)
+
+    def run_validators(self, value):
+        if not isinstance(value, int):  # the length validators are a name's
+            super().run_validators(value)
+
+
 def _text_field(**kwargs) -> StrictCharField:
     return StrictCharField(required=False, allow_blank=True, max_length=rules.THING_TEXT_MAX_LENGTH, **kwargs)
 
@@ -370,12 +392,12 @@ class _ThingWriteInput(serializers.Serializer):
         required=False,
         help_text="A Thing license code (spec §2), or its display name as a Thing shows it.",
     )
-    category = StrictCharField(
+    category = CategoryInputField(
         required=False,
         allow_blank=True,
         allow_null=True,
         max_length=100,
-        help_text="The category's full name, matched ignoring case; empty or null for none.",
+        help_text="The category's full name, matched ignoring case, or its id; empty or null for none.",
     )
     description = _text_field()
     instructions = _text_field(help_text='The field the spec prints as "the service" (docs/decisions.md).')

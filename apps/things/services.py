@@ -56,13 +56,17 @@ def _raise_if(errors: dict[str, list[str]]) -> None:
 
 
 def _category_resolve(name, errors: dict):
-    """The Category named `name`; None for no category (null or ""). Unknown names go to `errors`."""
-    if name is None or not name.strip():
+    """The Category named `name`, or whose id it is (an int); None for no category (null or ""). Unknown
+    names and ids go to `errors`."""
+    if isinstance(name, int):
+        category = selectors.category_get_by_id(name)
+    elif name is None or not name.strip():
         return None
-    category = selectors.category_get_by_name(name)
+    else:
+        category = selectors.category_get_by_name(name)
     if category is None:
         # Not echoed: the first message also travels in the X-Error header, which must stay ASCII.
-        errors["category"] = ["No category has that name (use a category's full name)."]
+        errors["category"] = ["No category has that name or id (use a category's full name)."]
     return category
 
 

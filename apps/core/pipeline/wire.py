@@ -195,6 +195,8 @@ THINGIVERSE = {
     "Comment": Kind(
         ("Comment",),
         (
+            Provide("target_type", {"type": "string", "enum": ["thing", "make", "grouptopic"],
+                                    "description": "A group topic is `grouptopic`, the live service's name."}),
             Provide("parent_id", {"type": "integer", "minimum": 0, "description": "0 at the top level."}),
             Provide("parent_url", {"type": "string", "description": "Empty at the top level."}),
             Provide("is_root_comment", _BOOL),

@@ -118,6 +118,12 @@ def test_post_comments_on_a_topic_is_for_members(api, user):
     assert_error(api.post("/comments/", payload, format="json"), 403)
     join(topic.group, user)
     assert api.post("/comments/", payload, format="json").status_code == 200
+    # The live service's name of the type, `grouptopic`, in either wire version.
+    live = {**payload, "target_type": "grouptopic"}
+    assert api.post("/comments/", live, format="json").json()["target_type"] == "group_topic"
+    answer = api.post("/comments/", live, format="json", HTTP_THINGYARD_VERSION="thingiverse").json()
+    assert answer["target_type"] == "grouptopic"
+    assert_error(api.post("/comments/", {**payload, "target_type": ["thing"]}, format="json"), 400)
 
 
 def test_post_comments_renders_markdown_safely(api):

@@ -70,6 +70,11 @@ def test_an_empty_body_changes_nothing(api, thing):
         ({"name": "x" * 256}, "name"),
         ({"license": "nope"}, "license"),
         ({"category": "Nope"}, "category"),
+        ({"category": 999999}, "category"),
+        ({"category": 0}, "category"),
+        ({"category": 2**40}, "category"),
+        ({"category": True}, "category"),
+        ({"category": ["Art"]}, "category"),
         ({"tags": "a"}, "tags"),
         ({"tags": [None]}, "tags"),
         ({"is_wip": "perhaps"}, "is_wip"),
@@ -86,3 +91,13 @@ def test_bad_input_is_400_and_changes_nothing(api, thing, body, field):
 
 def test_malformed_json_is_400(api, thing):
     assert_error(api.generic("PATCH", f"/things/{thing.pk}/", "{oops", content_type="application/json"), 400)
+
+
+def test_category_is_set_by_its_id_too(api, thing):
+    """The live service's PATCH takes the category's id (a `thingiverse` Category shows it)."""
+    wanted = category("math-art")
+    response = api.patch(f"/things/{thing.pk}", {"category": wanted.pk}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["category"] == wanted.name
+    created = api.post("/things/", {"name": "By id", "category": wanted.pk}, format="json")
+    assert created.status_code == 200 and created.json()["category"] == wanted.name
