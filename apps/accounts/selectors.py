@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Lower
 
 from apps.accounts import rules
@@ -113,6 +113,25 @@ def user_closing_summary(*, user) -> dict[str, int]:
         manager = getattr(user, name, None)
         counts[label] = manager.count() if manager is not None else 0
     return counts
+
+
+def user_list_followers(*, user) -> QuerySet:
+    """GET /users/{username}/followers (the live service's list): the active users who follow `user`,
+    the latest follow first (ties by id). A suspended follower is left out, as everywhere."""
+    return (
+        User.objects.filter(following_links__followed=user, is_active=True)
+        .annotate(followed_at=F("following_links__created"))
+        .order_by("-followed_at", "-id")
+    )
+
+
+def user_list_following(*, user) -> QuerySet:
+    """GET /users/{username}/following: the active users `user` follows, the latest follow first."""
+    return (
+        User.objects.filter(follower_links__follower=user, is_active=True)
+        .annotate(followed_at=F("follower_links__created"))
+        .order_by("-followed_at", "-id")
+    )
 
 
 def user_follow_state(*, user, viewer) -> dict:

@@ -33,6 +33,7 @@ urlpatterns = [
     path("users/unread-message-count", views.UnreadMessageCountView.as_view(), name="unread-message-count"),
     path("users/<username:username>/", views.UserDetailView.as_view(), name="user-detail"),
     path("users/<username:username>/followers", views.UserFollowersView.as_view(), name="user-followers"),
+    path("users/<username:username>/following", views.UserFollowingView.as_view(), name="user-following"),
     path(
         "users/<username:username>/verify-account",
         views.UserVerifyAccountView.as_view(),

@@ -9,11 +9,12 @@ from apps.activity.selectors import event_count_since
 from apps.accounts.serializers import (
     CountSerializer,
     OkSerializer,
+    UserSummarySerializer,
     UserEventCountInput,
     UserSerializer,
     UserUpdateInput,
 )
-from apps.core.pipeline.api import ok, parse_patch
+from apps.core.pipeline.api import ok, paginated_response, parse_patch
 from apps.core.domain.exceptions import ValidationFailed
 from apps.core.pipeline.handlers import _flatten_drf_detail
 from apps.core.pipeline.schema import USERNAME_PARAM
@@ -71,7 +72,19 @@ class UserDetailView(ApiView):
 
 
 class UserFollowersView(ApiView):
-    """/users/{username}/followers: follow (POST) and unfollow (DELETE) as the token's user."""
+    """/users/{username}/followers: the user's followers (GET, the live service's list; not in the spec),
+    follow (POST) and unfollow (DELETE) as the token's user."""
+
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        responses=UserSummarySerializer(many=True),
+        summary="List a user's followers",
+        description="The live service's list, beside the spec's follow and unfollow: the latest follower "
+        "first. 404 if the user does not exist.",
+    )
+    def get(self, request, username):
+        user = selectors.user_get_by_name(username, viewer=request.user)
+        return paginated_response(request, selectors.user_list_followers(user=user), UserSummarySerializer, view=self)
 
     @extend_schema(parameters=[USERNAME_PARAM], request=None, responses=OkSerializer, summary="Follow a user")
     def post(self, request, username):
@@ -86,6 +99,19 @@ class UserFollowersView(ApiView):
         followed = selectors.user_get_by_name(username, viewer=request.user)
         services.user_unfollow(follower=request.user, followed=followed)
         return ok()
+
+
+class UserFollowingView(ApiView):
+    @extend_schema(
+        parameters=[USERNAME_PARAM],
+        responses=UserSummarySerializer(many=True),
+        summary="List the users a user follows",
+        description="The live service's list (not in the spec): the latest followed first. 404 if the user "
+        "does not exist.",
+    )
+    def get(self, request, username):
+        user = selectors.user_get_by_name(username, viewer=request.user)
+        return paginated_response(request, selectors.user_list_following(user=user), UserSummarySerializer, view=self)
 
 
 class UserVerifyAccountView(ApiView):

@@ -16,6 +16,8 @@ ON_A_USER = [
     Access("GET", "/users/{username}/event-count"),
     Access("POST", "/users/{username}/followers", stranger=None),
     Access("DELETE", "/users/{username}/followers", stranger=None),
+    Access("GET", "/users/{username}/followers", stranger=None, error_type={MISSING: "NOT_FOUND"}),
+    Access("GET", "/users/{username}/following", stranger=None, error_type={MISSING: "NOT_FOUND"}),
 ]
 LISTS = [Access("GET", "/users/unread-message-count", stranger=None, missing=None)]
 

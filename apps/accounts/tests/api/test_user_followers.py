@@ -1,4 +1,5 @@
-"""POST/DELETE /users/{username}/followers (spec §4.1, §7: following oneself is 400)."""
+"""POST/DELETE /users/{username}/followers (spec §4.1, §7: following oneself is 400), and the live
+service's lists GET /users/{username}/followers and /following (docs/decisions.md, 2026-11-29)."""
 
 import pytest
 
@@ -47,8 +48,41 @@ def test_a_body_is_ignored(api, other_user):
     assert api.post(f"/users/{other_user.username}/followers", {"x": 1}, format="json").status_code == 200
 
 
-def test_get_is_not_an_endpoint(api, other_user):
-    assert api.get(f"/users/{other_user.username}/followers").status_code == 405
+def test_get_lists_the_active_followers_latest_first(api, user, other_user):
+    from apps.accounts.tests.factories import UserFactory
+
+    first, second, suspended = (UserFactory(username=name) for name in ("ann", "bob", "gone"))
+    for follower in (first, second, suspended, user):
+        FollowFactory(follower=follower, followed=other_user)
+    suspended.is_active = False
+    suspended.save(update_fields=["is_active"])
+    response = api.get(f"/users/{other_user.username}/followers", {"per_page": 2})
+    assert response.status_code == 200
+    assert [u["name"] for u in response.json()] == [user.username, "bob"]
+    assert set(response.json()[0]) == {"id", "name", "first_name", "last_name", "url", "public_url", "thumbnail"}
+    assert 'rel="next"' in response["Link"]
+    assert [u["name"] for u in api.get(f"/users/{other_user.username}/followers", {"page": 2, "per_page": 2}).json()] == ["ann"]
+    assert api.get("/users/me/followers").json() == []
+
+
+def test_following_lists_whom_the_user_follows(api, user, other_user):
+    from apps.accounts.tests.factories import UserFactory
+
+    FollowFactory(follower=user, followed=other_user)
+    FollowFactory(follower=user, followed=UserFactory(username="later"))
+    FollowFactory(follower=other_user, followed=user)  # the other direction is not listed
+    assert [u["name"] for u in api.get("/users/me/following").json()] == ["later", other_user.username]
+    assert [u["name"] for u in api.get(f"/users/{other_user.username}/following/").json()] == [user.username]
+    assert_error(api.get("/users/nobody-here/following"), 404)
+
+
+@pytest.mark.parametrize("rows", [1, 30])
+def test_the_lists_cost_the_same_queries_for_1_and_30_users(api, other_user, rows, django_assert_num_queries):
+    FollowFactory.create_batch(rows, followed=other_user)
+    api.get("/users/me/")  # warm-up: the once-per-5-minutes last_active write
+    # the token with its user, the user by name, the count, the page of users (the follow joined)
+    with django_assert_num_queries(4):
+        assert len(api.get(f"/users/{other_user.username}/followers").json()) == rows
 
 
 @pytest.mark.parametrize("followers", [1, 30])
