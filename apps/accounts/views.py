@@ -1,4 +1,5 @@
 """API endpoints of spec §4.1 that need only users: parse → selector → one service → serialise."""
+from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
@@ -71,20 +72,24 @@ class UserDetailView(ApiView):
         return Response(status=204)
 
 
+def _follow_list(view, request, username, listing):
+    """A page of the users `listing(user=…)` gives for the named user (the live service's follow lists)."""
+    user = selectors.user_get_by_name(username, viewer=request.user)
+    return paginated_response(request, listing(user=user), UserSummarySerializer, view=view)
+
+
+_FOLLOW_LIST: dict[str, Any] = {"parameters": [USERNAME_PARAM], "responses": UserSummarySerializer(many=True)}
+
+
 class UserFollowersView(ApiView):
     """/users/{username}/followers: the user's followers (GET, the live service's list; not in the spec),
     follow (POST) and unfollow (DELETE) as the token's user."""
 
-    @extend_schema(
-        parameters=[USERNAME_PARAM],
-        responses=UserSummarySerializer(many=True),
-        summary="List a user's followers",
-        description="The live service's list, beside the spec's follow and unfollow: the latest follower "
-        "first. 404 if the user does not exist.",
-    )
+    @extend_schema(**_FOLLOW_LIST, summary="List a user's followers",
+                   description="The live service's list, beside the spec's follow and unfollow: the latest "
+                   "follower first. 404 if the user does not exist.")
     def get(self, request, username):
-        user = selectors.user_get_by_name(username, viewer=request.user)
-        return paginated_response(request, selectors.user_list_followers(user=user), UserSummarySerializer, view=self)
+        return _follow_list(self, request, username, selectors.user_list_followers)
 
     @extend_schema(parameters=[USERNAME_PARAM], request=None, responses=OkSerializer, summary="Follow a user")
     def post(self, request, username):
@@ -102,16 +107,11 @@ class UserFollowersView(ApiView):
 
 
 class UserFollowingView(ApiView):
-    @extend_schema(
-        parameters=[USERNAME_PARAM],
-        responses=UserSummarySerializer(many=True),
-        summary="List the users a user follows",
-        description="The live service's list (not in the spec): the latest followed first. 404 if the user "
-        "does not exist.",
-    )
+    @extend_schema(**_FOLLOW_LIST, summary="List the users a user follows",
+                   description="The live service's list (not in the spec): the latest followed first. 404 if "
+                   "the user does not exist.")
     def get(self, request, username):
-        user = selectors.user_get_by_name(username, viewer=request.user)
-        return paginated_response(request, selectors.user_list_following(user=user), UserSummarySerializer, view=self)
+        return _follow_list(self, request, username, selectors.user_list_following)
 
 
 class UserVerifyAccountView(ApiView):
