@@ -118,7 +118,8 @@ def test_anonymous_is_401(anon_client):
         ({"license": "cc-nc"}, "license"),
         ({"license": "cc-by"}, "license"),
         ({"category": "Not A Category"}, "category"),
-        ({"category": 7}, "category"),
+        ({"category": 999999}, "category"),  # an integer is a category's id (the live PATCH): no such one
+        ({"category": 7.5}, "category"),
         ({"description": ["a"]}, "description"),
         ({"is_wip": "maybe"}, "is_wip"),
         ({"tags": "a, b"}, "tags"),
