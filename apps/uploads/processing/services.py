@@ -13,6 +13,7 @@ backoff; a missing original fails the row.
 """
 import logging
 import tempfile
+import time
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -41,6 +42,18 @@ _MISSING_CODES = {"404", "NoSuchKey", "NotFound"}
 
 class OriginalMissing(Exception):
     pass
+
+
+class ProcessingOverTime(Exception):
+    """The run went past its deadline (the task's soft time limit) before it could go live. The limit's
+    own exception can be lost on the way: a library that retries a failed call (botocore wraps whatever
+    interrupted a request and sends it again) swallows it, and the run then finishes. The outcome must not
+    depend on where the signal landed, so the row is checked against the clock before it goes live."""
+
+
+def _within(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise ProcessingOverTime()
 
 
 # --- Store adapter: the only calls into apps.uploads.store ------------------------------------------
@@ -155,11 +168,13 @@ def _file_processed_event(file_id: int, *, thing_id: int, name: str, status: str
     thing_event(thing, "thing_file_processed", file=file)
 
 
-def file_process(*, file_id: int) -> str:
+def file_process(*, file_id: int, deadline: float | None = None) -> str:
     """Measure a model (STL, 3MF, OBJ), render its thumbnail, its render image (one of its Thing's images)
     and its three.js JSON; other files go live as they are.
 
     Returns the outcome ("live", "failed", or "skipped" when the row is gone or no longer processing).
+    `deadline` (time.monotonic()): a model still being processed then raises ProcessingOverTime instead
+    of going live.
     """
     file = ThingFile.objects.filter(pk=file_id).only("id", "thing_id", "name", "key", "status").first()
     if file is None or file.status != ProcessingStatus.PROCESSING:
@@ -201,6 +216,7 @@ def file_process(*, file_id: int) -> str:
     except MemoryError:
         return _file_fail(file_id, "The model is too large to process.")
 
+    _within(deadline)
     with transaction.atomic():
         finished = _file_finish(file_id, status=ProcessingStatus.LIVE, geometry=meta, processing_error="",
                                 thumbnail_key=thumbnail_key, threejs_key=threejs_key)
@@ -271,10 +287,11 @@ def _image_finish(image_id: int, **fields) -> bool:
     return updated == 1
 
 
-def image_process(*, image_id: int) -> str:
+def image_process(*, image_id: int, deadline: float | None = None) -> str:
     """Validate an uploaded image and render its sizes (processing/images.py lists them).
 
     Returns the outcome ("live", "failed", or "skipped" when the row is gone or no longer processing).
+    `deadline`: as file_process's.
     """
     image = Image.objects.filter(pk=image_id).only("id", "key", "status").first()
     if image is None or image.status != ProcessingStatus.PROCESSING:
@@ -297,6 +314,7 @@ def image_process(*, image_id: int) -> str:
     except MemoryError:
         return _image_fail(image_id, "The image is too large to process.")
 
+    _within(deadline)
     if _image_finish(image_id, status=ProcessingStatus.LIVE, width=width, height=height, sizes=sizes,
                      processing_error=""):
         return "live"

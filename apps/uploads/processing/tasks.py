@@ -64,11 +64,14 @@ class ProcessingRequest(Request):
 def _run_within_limit(task, service, kind: str, record_id: int) -> str:
     """Run the service; past the soft time limit, fail the row as too complex. A store or database call
     that the limit interrupted surfaces as that call's error (botocore wraps whatever a request raised),
-    which must not retry: the same file would take as long again."""
+    which must not retry: the same file would take as long again. When a library swallowed the limit
+    instead (botocore sending the interrupted request again), the service's own check of the deadline
+    before the row goes live (services.ProcessingOverTime) fails it the same way."""
     started = time.monotonic()
+    deadline = started + task.soft_time_limit if task.soft_time_limit else None
     try:
-        return service(record_id)
-    except SoftTimeLimitExceeded:
+        return service(record_id, deadline)
+    except (SoftTimeLimitExceeded, services.ProcessingOverTime):
         pass
     except TRANSIENT:
         if not task.soft_time_limit or time.monotonic() - started < task.soft_time_limit:
@@ -78,12 +81,16 @@ def _run_within_limit(task, service, kind: str, record_id: int) -> str:
 
 @shared_task(bind=True, Request=ProcessingRequest, **RETRY, **LIMITS)
 def file_process(self, file_id: int) -> str:
-    return _run_within_limit(self, lambda pk: services.file_process(file_id=pk), "file_process", file_id)
+    return _run_within_limit(
+        self, lambda pk, deadline: services.file_process(file_id=pk, deadline=deadline), "file_process", file_id
+    )
 
 
 @shared_task(bind=True, Request=ProcessingRequest, **RETRY, **LIMITS)
 def image_process(self, image_id: int) -> str:
-    return _run_within_limit(self, lambda pk: services.image_process(image_id=pk), "image_process", image_id)
+    return _run_within_limit(
+        self, lambda pk, deadline: services.image_process(image_id=pk, deadline=deadline), "image_process", image_id
+    )
 
 
 @shared_task(**retry_policy(*DATABASE_OUTAGE, backoff=5))
