@@ -75,7 +75,7 @@ class GroupSerializer(serializers.Serializer):
         return group.creator_id  # the live service's `creator` is the user's id
 
     def wire_image(self, group) -> str:
-        return self.get_image(group) or placeholder_thumbnail_url()
+        return placeholder_thumbnail_url()  # in place of null (wire ProvideForNull): the group has no image
 
     def to_representation(self, group):
         return wire.apply("Group", super().to_representation(group), group, self)

@@ -226,6 +226,8 @@ def test_what_the_live_document_types_as_never_null(api, user, other_user, famil
     image = api.get(f"/groups/{group.pk}", **LIVE).json()["image"]
     assert image.startswith("http") and image.endswith("/things/placeholder.png")
     assert api.get(f"/groups/{group.pk}").json()["image"] is None
+    pictured = GroupFactory(creator=other_user, image="groups/with-a-picture.png")
+    assert "groups/with-a-picture.png" in api.get(f"/groups/{pictured.pk}", **LIVE).json()["image"]
     GroupTopic.objects.create(group=group, user=other_user, name="Pinned", body="Read me", pinned=True)
     assert [t["pinned"] for t in api.get(f"/groups/{group.pk}/group-topics", **LIVE).json()] == [1]
     assert [t["pinned"] for t in api.get(f"/groups/{group.pk}/group-topics").json()] == [True]

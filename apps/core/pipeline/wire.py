@@ -7,6 +7,8 @@ its kind. A version other than `spec` is a table, below, of what it changes in e
 - `As01(names)`: booleans sent as the integers 0 and 1;
 - `Provide(name, schema)`: a key whose value the serializer computes for this version only, by its
   method `wire_<name>(obj)` (a value the base shape does not have, or has with another type);
+- `ProvideForNull(name, schema)`: as `Provide`, but only where the base shape has null (or no key): a
+  value the base shape computes already is kept, not computed again;
 - `Const(name, value, schema)`: a key with a fixed value.
 
 The same entries change the OpenAPI document of the version (`schema_hook`): each kind names the
@@ -58,6 +60,13 @@ class Provide:
 
     def schema(self, component: dict) -> None:
         _put(component, self.name, self.schema_of)
+
+
+@dataclass(frozen=True)
+class ProvideForNull(Provide):
+    def apply(self, data: dict, obj, serializer) -> None:
+        if data.get(self.name) is None:
+            super().apply(data, obj, serializer)
 
 
 @dataclass(frozen=True)
@@ -207,7 +216,9 @@ THINGIVERSE = {
         (
             Provide("creator", {"type": "integer", "description": "The creator's user id."}),
             # A string, never null: a group without an image shows the site's placeholder, as a Thing does.
-            Provide("image", {"type": "string", "description": "The group image URL (a placeholder when none)."}),
+            ProvideForNull(
+                "image", {"type": "string", "description": "The group image URL (a placeholder when none)."}
+            ),
         ),
     ),
     "GroupTopic": Kind(("GroupTopic",), (As01(("pinned",)),)),

@@ -67,14 +67,13 @@ def _run_within_limit(task, service, kind: str, record_id: int) -> str:
     which must not retry: the same file would take as long again. When a library swallowed the limit
     instead (botocore sending the interrupted request again), the service's own check of the deadline
     before the row goes live (services.ProcessingOverTime) fails it the same way."""
-    started = time.monotonic()
-    deadline = started + task.soft_time_limit if task.soft_time_limit else None
+    deadline = time.monotonic() + task.soft_time_limit if task.soft_time_limit else None
     try:
         return service(record_id, deadline)
     except (SoftTimeLimitExceeded, services.ProcessingOverTime):
         pass
     except TRANSIENT:
-        if not task.soft_time_limit or time.monotonic() - started < task.soft_time_limit:
+        if deadline is None or time.monotonic() < deadline:
             raise  # a real outage: retried with backoff
     return services.processing_time_out(kind=kind, record_id=record_id, seconds=task.soft_time_limit)
 
