@@ -86,6 +86,7 @@ RATIOS = [
     Ratio("detail_cold_vs_floor", "detail_cold", "floor", "throughput"),
     Ratio("detail_cold_vs_drf", "detail_cold", "detail_drf", "throughput"),
     Ratio("list_cold_vs_floor", "list_cold", "floor", "throughput"),
+    Ratio("catalog_cold_vs_floor", "catalog_cold", "floor", "throughput"),
     # Issue 24: Zipf-distributed reads over the whole catalogue (not warmed: the long tail's first reads).
     Ratio("detail_zipf_vs_floor", "detail_zipf", "floor", "throughput"),
     # ... with Things changing while the reads run (bench.targets.Writer), on a server of its own.
@@ -357,6 +358,10 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         "first-read figure (`first_read_*` ratios). Each "
         "server has its own cache prefix (`CACHE_KEY_PREFIX=bench-<server>`): none answers from another's "
         "entries.",
+        "- Beyond the bench's own sample (issue 24): `catalogue lists, caches off` picks each request among "
+        "the catalogue's other lists on the `main_cold` server: `/categories/`, `/tags/`, `/popular/` page 1, "
+        "20 categories' and the 20 largest tags' Things, 50 Things' tags (each path once, so each kind weighs "
+        "by its number of paths); reported beside the floor, no target.",
         "- CPU ms/req (bench.cpu): the CPU time of the target's gunicorn server (its process group), the "
         "PostgreSQL backends of its database, the Redis server and wrk during the measured window, per "
         "request. It is counted per process, so other programs' load on the machine is not in it, and it "

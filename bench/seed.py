@@ -85,9 +85,18 @@ def catalogue_ensure(*, things: int, reseed: bool = False) -> SeedResult:
     return catalogue_seed(things=things)
 
 
+COUNT_TRIGGERS = (
+    ("things_thing", "things_thing_counts"),
+    ("things_thing", "things_thing_counts_update"),
+    ("things_thingtag", "things_thingtag_counts"),
+)
+
+
 def catalogue_seed(*, things: int) -> SeedResult:
     """Replace the catalogue with a fresh deterministic one of `things` Things (bulk COPY)."""
     from django.db import connection, transaction
+
+    from apps.things.counts import counts_rebuild
 
     result = SeedResult(things=things, reused=False)
     started = time.perf_counter()
@@ -106,6 +115,10 @@ def catalogue_seed(*, things: int) -> SeedResult:
         # CASCADE empties every table that points at Things or tags (likes, remixes, other apps' rows).
         cursor.execute("TRUNCATE things_thing, things_tag RESTART IDENTITY CASCADE")
         dropped = step("drop secondary indexes", _secondary_indexes_drop, cursor)
+        # The tag and category counts' triggers (migration things.0013) would move a count per copied row;
+        # they are off during the load and the counts are made once from the loaded tables after it.
+        for table, trigger in COUNT_TRIGGERS:
+            cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER {trigger}")
         user_ids = step("users", _users_ensure, rng)
         category_ids = step("categories (read)", _category_ids)
         tag_count = step("tags (COPY)", _tags_copy, raw, rng)
@@ -116,6 +129,9 @@ def catalogue_seed(*, things: int) -> SeedResult:
         # Django's foreign keys are DEFERRABLE INITIALLY DEFERRED: check the copied rows now, since
         # CREATE INDEX refuses to run on a table with pending trigger events.
         step("foreign key checks", cursor.execute, "SET CONSTRAINTS ALL IMMEDIATE")
+        for table, trigger in COUNT_TRIGGERS:
+            cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER {trigger}")
+        step("tag and category counts", counts_rebuild)
         # GIN indexes are built after the vectors exist; the B-trees first (the vector query joins on them).
         gin = [ddl for ddl in dropped if " using gin " in ddl.lower()]
         step("recreate b-tree indexes", _indexes_create, cursor, [ddl for ddl in dropped if ddl not in gin])

@@ -143,6 +143,21 @@ def search_paths(prefix: str = "/search/") -> list[str]:
     return [f"{prefix}{quote(t)}/" for t in words.SEARCH_TERMS]
 
 
+def catalog_paths(thing_ids: list[int]) -> list[str]:
+    """The catalogue's lists beside /newest/: the category list, each category's and the 20 largest tags'
+    Things, 50 Things' tags, the tag list and /popular/ (every path once, so each kind weighs by its count)."""
+    from apps.things.models import Category, TagCount
+
+    slugs = list(Category.objects.order_by("pk").values_list("slug", flat=True))
+    tags = list(TagCount.objects.order_by("-shown", "tag_id").values_list("tag__name", flat=True)[:20])
+    return (
+        ["/categories/", f"/tags/?per_page={LIST_PER_PAGE}", f"/popular/?per_page={LIST_PER_PAGE}"]
+        + [f"/categories/{slug}/things?per_page={LIST_PER_PAGE}" for slug in slugs[:20]]
+        + [f"/tags/{quote(name)}/things?per_page={LIST_PER_PAGE}" for name in tags]
+        + [f"/things/{i}/tags" for i in thing_ids[:50]]
+    )
+
+
 def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str, Target], Path]:
     """Every target with its request paths, and the floor's payload file sized like a Thing."""
     from django.test import Client
@@ -173,6 +188,10 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
         "detail_mixed": Target("detail_mixed", "detail, Zipf + writes", "main_mixed",
                                [f"/things/{i}/" for i in seed.catalogue_zipf(count=ZIPF_DRAWS)]),
     }
+    # Issue 24, beyond the bench's own sample: the catalogue's other lists as first reads (their counts,
+    # and /popular/'s ranking), each request a random one of these paths.
+    targets["catalog_cold"] = Target("catalog_cold", "catalogue lists, caches off", "main_cold",
+                                     catalog_paths(ids))
     if scale:
         targets["search_1m"] = Target("search_1m", "GET /search/{term}/ (1M)", "scale", search_paths())
         targets["search_1m_cold"] = Target("search_1m_cold", "search, window cache off (1M)", "scale_cold",
@@ -213,7 +232,7 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
     targets["detail_zipf"].skipped = detail.skipped or ("" if targets["detail_zipf"].paths else "no Things")
     targets["detail_mixed"].skipped = targets["detail_zipf"].skipped
 
-    for key in ("detail_drf", "list_drf", "search", "search_drf"):
+    for key in ("detail_drf", "list_drf", "search", "search_drf", "catalog_cold"):
         target = targets[key]
         statuses = {path: _probe(client, path)[0] for path in target.paths[:5]}
         bad = {p: s for p, s in statuses.items() if s != 200}

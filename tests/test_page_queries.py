@@ -205,10 +205,10 @@ PAGES = [
     ),
     # the category tree with counts
     Page("categories", lambda n, u: (_things(n, category=category("hobby")), "/browse/categories")[1], 1),
-    # the category, its sub-categories, count, page of cards
-    Page("category", _category, 4, shows=_cards),
-    # the tag with its count, count, page of cards
-    Page("tag", lambda n, u: (_things(n), "/browse/tags/widget")[1], 3),
+    # the category with its kept count (the page's total: no COUNT), its sub-categories, page of cards
+    Page("category", _category, 3, shows=_cards),
+    # the tag with its kept count (the page's total), page of cards
+    Page("tag", lambda n, u: (_things(n), "/browse/tags/widget")[1], 2),
     # the ids of the result window, the page's Things, the category filter's choices
     Page("search things", _find, 3, shows=_cards),
     # count, page of users

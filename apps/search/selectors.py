@@ -25,6 +25,7 @@ from apps.search.backend import SQLITE_FTS_TABLE, full_text_search_enabled
 from apps.search.models import SearchThing
 from apps.search.window import window_cache_seconds, window_get, window_key, window_set
 from apps.things import bodies, bodycache
+from apps.things.counts import count_field
 from apps.things.links import thing_public_url
 from apps.things.models import Category, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
@@ -439,9 +440,7 @@ def search_suggestion(*, term: str, viewer=None) -> str:
 
 def _public_tags(viewer) -> QuerySet:
     """Tags a public Thing carries: a draft's or a hidden Thing's tags never become a suggestion."""
-    return Tag.objects.filter(
-        Exists(ThingTag.objects.filter(thing_public_q(viewer, prefix="thing__"), tag_id=OuterRef("pk")))
-    )
+    return Tag.objects.filter(**{f"counts__{count_field(viewer)}__gt": 0})  # the kept count (apps.things.counts)
 
 
 def _word_matches(word: str, viewer) -> bool:
@@ -610,8 +609,7 @@ def _thing_name_prefix(prefix: str, limit: int, viewer) -> list[tuple[int, str]]
 
 def _tag_name_prefix(prefix: str, limit: int, viewer) -> list[str]:
     # Only tags a published Thing carries: a draft's tags stay private (as in the catalog's tag list).
-    published = ThingTag.objects.filter(thing_public_q(viewer, prefix="thing__"), tag_id=OuterRef("pk"))
-    qs = Tag.objects.filter(Exists(published))
+    qs = Tag.objects.filter(**{f"counts__{count_field(viewer)}__gt": 0})  # the kept count (apps.things.counts)
     if full_text_search_enabled():
         qs = qs.alias(key=_TAG_PREFIX_KEY).filter(_prefix_range("key", prefix)).order_by("key")
     else:

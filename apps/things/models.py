@@ -39,6 +39,16 @@ class Tag(models.Model):
         return self.name
 
 
+# /popular/'s lifetime part (apps.things.selectors.thing_list_popular): a make weighs 20, a download 1. One
+# expression for the ranking and for the index that walks it (PostgreSQL matches an index by expression).
+POPULAR_MAKE_WEIGHT = 20
+POPULAR_DOWNLOAD_WEIGHT = 1
+
+
+def popular_lifetime():
+    return models.F("make_count") * POPULAR_MAKE_WEIGHT + models.F("download_count") * POPULAR_DOWNLOAD_WEIGHT
+
+
 class Thing(LeanFromDb, Moderated):
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="things")
     name = models.CharField(max_length=255)
@@ -103,6 +113,11 @@ class Thing(LeanFromDb, Moderated):
             models.Index(fields=["creator", "-added", "-id"], name="things_creator_added_idx"),
             models.Index(fields=["category", "is_published", "-added"], name="things_category_added_idx"),
             models.Index(fields=["is_featured", "-featured_at"], name="things_featured_idx"),
+            # /popular/'s candidates by their lifetime activity (selectors.thing_list_popular).
+            models.Index(
+                popular_lifetime().desc(), models.F("added").desc(), models.F("id").desc(),
+                name="things_popular_lifetime_idx", condition=models.Q(is_published=True, is_private=False),
+            ),
         ]
 
     def __str__(self):
@@ -152,6 +167,35 @@ class ThingTag(models.Model):
 
     def __str__(self) -> str:
         return f"Tag {self.tag_id} on Thing {self.thing_id}"
+
+
+class TagCount(models.Model):
+    """How many Things carry a tag, kept by the database (migration 0013's triggers), never by Python.
+
+    `listed`: published and not private (what staff see, hidden Things included); `shown`: listed and not
+    hidden (what everyone else sees). Every insert, delete or visibility change of a Thing and every
+    change of its tags moves these in the same transaction, whoever sends the statement (a service, the
+    admin, `QuerySet.update()`, SQL), so a tag's count is read, never counted (docs/decisions.md,
+    "Counts kept by the database").
+    """
+
+    tag = models.OneToOneField(Tag, primary_key=True, on_delete=models.CASCADE, related_name="counts")
+    listed = models.IntegerField(default=0)
+    shown = models.IntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"Counts of tag {self.tag_id}"
+
+
+class CategoryCount(models.Model):
+    """How many Things are in a category itself (not its sub-categories), kept like TagCount."""
+
+    category = models.OneToOneField(Category, primary_key=True, on_delete=models.CASCADE, related_name="counts")
+    listed = models.IntegerField(default=0)
+    shown = models.IntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"Counts of category {self.category_id}"
 
 
 class Remix(models.Model):

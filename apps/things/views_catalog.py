@@ -10,7 +10,7 @@ from apps.core.pipeline.views import ApiView
 
 from apps.core.pipeline.api import paginated_response
 from apps.core.domain.moderation import viewer_sees_hidden
-from apps.core.pipeline.pagination import LinkHeaderPagination, link_header, page_params
+from apps.core.pipeline.pagination import LinkHeaderPagination, Total, link_header, list_total, page_params
 from apps.core.pipeline import versions
 from apps.core.pipeline.renderers import Rendered
 from apps.things import bodies, bodycache, selectors
@@ -39,10 +39,12 @@ class CategoryTreeSerializer(CategorySerializer):
         return category.parent.slug if category.parent_id else None  # parent is select_related
 
 
-def _things_response(request, view, things, *, list_name: str | None = None) -> Response:
+def _things_response(request, view, things, *, list_name: str | None = None, total: Total = None) -> Response:
     """A page of the Things list `things()` builds. With the body cache: the page's ids by the list's own
     filter and order (a lean statement: no picture join), then each Thing's cached short form;
-    a public list (`list_name`, bodies.LIST_PAGES) read by a viewer who is not staff is kept rendered."""
+    a public list (`list_name`, bodies.LIST_PAGES) read by a viewer who is not staff is kept rendered.
+    `total`: the list's length, or how to get it, when the list's own COUNT would not give it or would cost
+    more (LinkHeaderPagination.paginate_queryset); else the list is counted."""
     staff = viewer_sees_hidden(request.user)
     known = getattr(view, "prefetched", None)  # the count's cache entry when it was read (KeptListView)
     if not bodycache.cache_seconds():
@@ -50,7 +52,7 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
         # token's row when the authentication read that from the database (KeptListView.read_with_token).
         rows = selectors.thing_list_rows_compiled(list_name) if list_name and not staff else None
         if rows is None:
-            return paginated_response(request, things(), ThingShortSerializer, view=view)
+            return paginated_response(request, things(), ThingShortSerializer, view=view, total=total)
         with_token = getattr(view, "with_token", None)
         page = with_token.rows_for(request.user) if with_token is not None else None
         read = (with_token.window, page) if with_token is not None and page is not None else None
@@ -67,7 +69,7 @@ def _things_response(request, view, things, *, list_name: str | None = None) -> 
             with selectors.thing_ids_only():
                 ids_source = things().values_list("pk", "version")
         paginator = LinkHeaderPagination()
-        pairs = paginator.paginate_queryset(ids_source, request, view=view)
+        pairs = paginator.paginate_queryset(ids_source, request, view=view, total=total)
         return [tuple(p) for p in pairs], paginator.page.number, paginator.page.paginator.num_pages
 
     if list_name is not None and not staff:
@@ -88,6 +90,10 @@ class KeptListView(ApiView):
 
     def things(self, request):
         raise NotImplementedError
+
+    def total(self, request):
+        """The list's length, or how to get it, when counting `things()` would not give it (None: count)."""
+        return None
 
     def cache_keys(self, request, **kwargs):
         # The kept page, and the list's cached total (read in the same round trip as the token's row or
@@ -112,7 +118,9 @@ class KeptListView(ApiView):
         kept = self._kept_page(request)
         if kept is not None:
             return Response(kept, headers=kept.headers)
-        return _things_response(request, self, lambda: self.things(request), list_name=self.list_name)
+        return _things_response(
+            request, self, lambda: self.things(request), list_name=self.list_name, total=self.total(request)
+        )
 
     def _kept_page(self, request) -> Rendered | None:
         if viewer_sees_hidden(request.user) or versions.of(request) != versions.SPEC:
@@ -156,7 +164,8 @@ class CategoryThingsView(ApiView):
     def get(self, request, slug):
         category = selectors.category_get(slug, viewer=request.user)
         return _things_response(
-            request, self, lambda: selectors.category_list_things(category=category, viewer=request.user)
+            request, self, lambda: selectors.category_list_things(category=category, viewer=request.user),
+            total=selectors.thing_count_of(category),
         )
 
 
@@ -186,7 +195,9 @@ class TagThingsView(ApiView):
     )
     def get(self, request, tag):
         found = selectors.tag_get(tag, viewer=request.user)
-        return _things_response(request, self, lambda: selectors.tag_list_things(tag=found, viewer=request.user))
+        return _things_response(
+            request, self, lambda: selectors.tag_list_things(tag=found, viewer=request.user), total=selectors.thing_count_of(found)
+        )
 
 
 class NewestThingsView(KeptListView):
@@ -213,7 +224,16 @@ class PopularThingsView(KeptListView):
         return super().get(request)
 
     def things(self, request):
-        return selectors.thing_list_popular(viewer=request.user)
+        # Only the Things that can be on the pages up to the one asked for are ranked (thing_list_popular).
+        # A page past the end is answered with the last one, which the bound covers too; with a value that
+        # is not a number, the paginator answers 400 before any row is read.
+        params = page_params(request.GET)
+        within = params[0] * params[1] if params is not None else None
+        return selectors.thing_list_popular(viewer=request.user, within=within)
+
+    def total(self, request):
+        # Every published Thing is on the list; its candidates-only statement must not be what is counted.
+        return lambda: list_total(selectors.thing_list_published(viewer=request.user))
 
 
 class FeaturedThingsView(KeptListView):

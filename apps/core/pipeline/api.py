@@ -15,7 +15,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from apps.core.pipeline import versions, wire
 from apps.core.domain.exceptions import NotFound, ValidationFailed
 from apps.core.pipeline.handlers import _flatten_drf_detail
-from apps.core.pipeline.pagination import LinkHeaderPagination
+from apps.core.pipeline.pagination import LinkHeaderPagination, Total
 from apps.core.pipeline.parsers import form_to_dict
 
 
@@ -123,7 +123,7 @@ def validated(serializer) -> dict:
 def paginated_response(
     request, queryset, serializer_class, *, view=None, context: dict | None = None,
     not_found_when_empty: bool = False, total_and_hits: bool = False, page_prepare=None,
-    page_info: dict | None = None, empty_page_404_in_live_wire: bool = False,
+    page_info: dict | None = None, empty_page_404_in_live_wire: bool = False, total: Total = None,
 ) -> Response:
     """A page of `queryset` as a JSON array, with the Link header (docs/decisions.md: Pagination).
 
@@ -134,9 +134,10 @@ def paginated_response(
     `page_info`: filled with the page's `number` and `num_pages` (a caller keeping the page rendered).
     `empty_page_404_in_live_wire`: a page with no item is 404 too in the wire versions that declare
     "EmptyPage404" (apps.core.pipeline.wire: the live service's user and collection lists).
+    `total`: the list's length when the caller knows it (LinkHeaderPagination.paginate_queryset).
     """
     paginator = LinkHeaderPagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
+    page = paginator.paginate_queryset(queryset, request, view=view, total=total)
     if not page and (
         not_found_when_empty or (empty_page_404_in_live_wire and wire.has(versions.of(request), "EmptyPage404"))
     ):

@@ -12,6 +12,7 @@ very long list may lag by that long, plus one count.
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from django.core.cache import cache
@@ -35,25 +36,42 @@ COUNT_WAIT_SECONDS = 2.0
 log = logging.getLogger(__name__)
 
 
+Total = int | Callable[[], int] | None
+
+
 class CountCachingPaginator(Paginator):
+    """A paginator whose count is list_total's, or `total` when the caller knows the list's length (a
+    kept count, or a callable giving it: called only if the count is needed)."""
+
+    def __init__(self, object_list, per_page, *, total: Total = None):
+        super().__init__(object_list, per_page)
+        self.total = total
+
     @cached_property
     def count(self) -> int:
-        queryset = self.object_list
-        if not isinstance(queryset, QuerySet):
+        if self.total is not None:
+            return self.total() if callable(self.total) else self.total
+        if not isinstance(self.object_list, QuerySet):
             return super().count
-        try:
-            sql, params = queryset.query.sql_with_params()
-        except EmptyResultSet:
-            return 0  # .none(), or a filter that can match nothing
-        key = count_key(sql, params)
-        # A large list's fresh total answers without a statement; only large lists have one cached.
-        fresh = count_fresh(key)
-        if fresh is not None:
-            return fresh
-        bounded = queryset[: LARGE_LIST + 1].count()
-        if bounded <= LARGE_LIST:
-            return bounded
-        return count_cached(key, queryset.count)
+        return list_total(self.object_list)
+
+
+def list_total(queryset: QuerySet) -> int:
+    """The length of a list: a COUNT that looks at no more than LARGE_LIST + 1 rows, and for a longer list
+    the full COUNT, cached and counted by one request at a time (the module's docstring)."""
+    try:
+        sql, params = queryset.query.sql_with_params()
+    except EmptyResultSet:
+        return 0  # .none(), or a filter that can match nothing
+    key = count_key(sql, params)
+    # A large list's fresh total answers without a statement; only large lists have one cached.
+    fresh = count_fresh(key)
+    if fresh is not None:
+        return fresh
+    bounded = queryset[: LARGE_LIST + 1].count()
+    if bounded <= LARGE_LIST:
+        return bounded
+    return count_cached(key, queryset.count)
 
 
 def count_key(sql: str, params) -> str:
@@ -115,10 +133,12 @@ class LinkHeaderPagination(BasePagination):
     page_query_param = "page"
     per_page_query_param = "per_page"
 
-    def paginate_queryset(self, queryset, request, view=None):
+    def paginate_queryset(self, queryset, request, view=None, *, total: Total = None):
+        """The page asked for. `total`: the list's length when the caller knows it (a count the database
+        keeps: a tag's or a category's Things; so no COUNT is sent), or how to get it (CountCachingPaginator)."""
         per_page = _clamp(_int_param(request, self.per_page_query_param, DEFAULT_PER_PAGE), 1, MAX_PER_PAGE)
         number = _int_param(request, self.page_query_param, 1)
-        paginator = CountCachingPaginator(queryset, per_page)  # counts once, lazily
+        paginator = CountCachingPaginator(queryset, per_page, total=total)  # counts once, lazily
         self.page = paginator.page(_clamp(number, 1, paginator.num_pages))
         self.request = request
         return list(self.page.object_list)

@@ -13,13 +13,13 @@ import unicodedata
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from apps.core.domain.exceptions import DomainError
+from apps.core.pipeline.pagination import CountCachingPaginator, Total
 from apps.core.pipeline.views import json_error
 
 PAGE_SIZE = 24
@@ -119,10 +119,22 @@ def json_body(request) -> dict:
     return request.POST.dict()
 
 
-def paginate(request, object_list, *, per_page: int = PAGE_SIZE):
-    """One page of `object_list` (the `page` query parameter; a bad or too large one is the last page):
-    two queries for a queryset, its count and its slice."""
-    return Paginator(object_list, per_page).get_page(request.GET.get("page"))
+def paginate(request, object_list, *, per_page: int = PAGE_SIZE, total: Total = None):
+    """One page of `object_list` (the `page` query parameter: not a number is the first page, out of range
+    the last, as Paginator.get_page picks): two queries for a queryset, its count and its slice. Counted as
+    the API counts a list (apps.core.pipeline.pagination.list_total: a long list's total is cached), or
+    `total` when the caller knows the list's length (a kept count) or needs it counted otherwise."""
+    return CountCachingPaginator(object_list, per_page, total=total).get_page(request.GET.get("page"))
+
+
+def page_number(request, total: int, *, per_page: int = PAGE_SIZE) -> int:
+    """The number of the page `paginate` shows for this request, in a list of `total` items."""
+    pages = max(1, -(-total // per_page))
+    try:
+        number = int(request.GET.get("page", ""))
+    except ValueError:
+        return 1
+    return number if 1 <= number <= pages else pages
 
 
 class LimitedCharField(forms.CharField):

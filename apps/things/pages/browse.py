@@ -8,7 +8,8 @@ from django.http import Http404
 from django.shortcuts import render
 
 from apps.core.domain.exceptions import NotFound
-from apps.core.site.pages import paginate
+from apps.core.pipeline.pagination import list_total
+from apps.core.site.pages import PAGE_SIZE, page_number, paginate
 from apps.things import selectors
 
 FRONT_FEATURED = 4
@@ -31,7 +32,7 @@ def index(request):
     context = {
         "featured": list(selectors.thing_list_featured(viewer=viewer)[:FRONT_FEATURED]),
         "newest": list(selectors.thing_list_newest(viewer=viewer)[:FRONT_NEWEST]),
-        "popular": list(selectors.thing_list_popular(viewer=viewer)[:FRONT_POPULAR]),
+        "popular": list(selectors.thing_list_popular(viewer=viewer, within=FRONT_POPULAR)[:FRONT_POPULAR]),
         "categories": list(selectors.category_top_list(viewer=viewer)),
     }
     return render(request, "things/index.html", context)
@@ -42,7 +43,14 @@ def browse_list(request, kind: str):
     if kind not in LISTS:
         raise Http404
     title, lead, listing = LISTS[kind]
-    page = paginate(request, listing(viewer=request.user))
+    if kind == "popular":
+        # Only the Things that can be on the pages up to this one are ranked (selectors.thing_list_popular);
+        # the list's length is that of every published Thing.
+        total = list_total(selectors.thing_list_published(viewer=request.user))
+        within = page_number(request, total) * PAGE_SIZE
+        page = paginate(request, selectors.thing_list_popular(viewer=request.user, within=within), total=total)
+    else:
+        page = paginate(request, listing(viewer=request.user))
     context = {"title": title, "lead": lead, "kind": kind, "page": page, "lists": LISTS}
     return render(request, "things/browse_list.html", context)
 
@@ -67,7 +75,8 @@ def category_page(request, slug: str):
     context = {
         "category": category,
         "children": list(selectors.category_children(category=category, viewer=request.user)),
-        "page": paginate(request, selectors.category_list_things(category=category, viewer=request.user)),
+        "page": paginate(request, selectors.category_list_things(category=category, viewer=request.user),
+                         total=selectors.thing_count_of(category)),
     }
     return render(request, "things/category.html", context)
 
@@ -78,5 +87,5 @@ def tag_page(request, tag: str):
         tag_obj = selectors.tag_get(tag, viewer=request.user)
     except NotFound:
         raise Http404 from None
-    page = paginate(request, selectors.tag_list_things(tag=tag_obj, viewer=request.user))
+    page = paginate(request, selectors.tag_list_things(tag=tag_obj, viewer=request.user), total=selectors.thing_count_of(tag_obj))
     return render(request, "things/tag.html", {"tag": tag_obj, "page": page})

@@ -89,6 +89,40 @@ def test_popular_leaves_out_drafts(api):
     assert _ids(api.get("/popular/")) == [published.pk]
 
 
+def test_popular_pages_rank_only_their_candidates_yet_equal_the_whole_ranking(api):
+    """thing_list_popular(within=N) ranks only the first N by makes and downloads plus the Things liked
+    in the window: every page read through the API equals the same slice of the whole ranking, ties,
+    old likes and a liked Thing whose lifetime activity is low included."""
+    import random
+
+    from apps.things.selectors import thing_list_popular
+
+    rng = random.Random(24)
+    things = ThingFactory.create_batch(23)
+    for thing in things:
+        Thing.objects.filter(pk=thing.pk).update(make_count=rng.choice([0, 0, 1, 2]),
+                                                 download_count=rng.choice([0, 5, 20, 40]))
+    for thing in rng.sample(things, 6):
+        _like(thing, days_ago=rng.choice([1, 10, 40]), count=rng.randint(1, 3))
+    whole = list(thing_list_popular(viewer=None).values_list("pk", flat=True))
+    assert len(whole) == 23
+    for per_page in (1, 4, 7):
+        read = []
+        for page in range(1, 25 // per_page + 2):
+            response = api.get("/popular/", {"per_page": per_page, "page": page})
+            read.extend(_ids(response))
+            assert f'page={-(-23 // per_page)}&per_page={per_page}>; rel="last"' in response["Link"]
+        assert read[:23] == whole
+    assert list(thing_list_popular(viewer=None, within=5).values_list("pk", flat=True)[:5]) == whole[:5]
+
+
+def test_popular_past_the_last_page_answers_the_last_page(api):
+    things = ThingFactory.create_batch(3)
+    for thing, downloads in zip(things, (30, 20, 10)):
+        Thing.objects.filter(pk=thing.pk).update(download_count=downloads)
+    assert _ids(api.get("/popular/", {"per_page": 1, "page": 9})) == [things[2].pk]
+
+
 # --- /featured/ ----------------------------------------------------------------------------------
 
 
