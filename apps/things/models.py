@@ -169,33 +169,35 @@ class ThingTag(models.Model):
         return f"Tag {self.tag_id} on Thing {self.thing_id}"
 
 
-class TagCount(models.Model):
-    """How many Things carry a tag, kept by the database (migration 0013's triggers), never by Python.
+class KeptCount(models.Model):
+    """How many Things a tag or a category covers, kept by the database (migration 0013's triggers), never
+    by Python.
 
     `listed`: published and not private (what staff see, hidden Things included); `shown`: listed and not
     hidden (what everyone else sees). Every insert, delete or visibility change of a Thing and every
     change of its tags moves these in the same transaction, whoever sends the statement (a service, the
-    admin, `QuerySet.update()`, SQL), so a tag's count is read, never counted (docs/decisions.md,
-    "Counts kept by the database").
+    admin, `QuerySet.update()`, SQL), so a count is read, never counted (docs/decisions.md, "Counts kept
+    by the database").
     """
 
-    tag = models.OneToOneField(Tag, primary_key=True, on_delete=models.CASCADE, related_name="counts")
     listed = models.IntegerField(default=0)
     shown = models.IntegerField(default=0)
 
+    class Meta:
+        abstract = True
+
     def __str__(self) -> str:
-        return f"Counts of tag {self.tag_id}"
+        return f"Counts of {type(self).__name__.removesuffix('Count').lower()} {self.pk}"
 
 
-class CategoryCount(models.Model):
-    """How many Things are in a category itself (not its sub-categories), kept like TagCount."""
+class TagCount(KeptCount):
+    tag = models.OneToOneField(Tag, primary_key=True, on_delete=models.CASCADE, related_name="counts")
+
+
+class CategoryCount(KeptCount):
+    """A category's own Things (not its sub-categories': the selectors add those when they read it)."""
 
     category = models.OneToOneField(Category, primary_key=True, on_delete=models.CASCADE, related_name="counts")
-    listed = models.IntegerField(default=0)
-    shown = models.IntegerField(default=0)
-
-    def __str__(self) -> str:
-        return f"Counts of category {self.category_id}"
 
 
 class Remix(models.Model):
