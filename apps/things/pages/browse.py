@@ -87,5 +87,6 @@ def tag_page(request, tag: str):
         tag_obj = selectors.tag_get(tag, viewer=request.user)
     except NotFound:
         raise Http404 from None
-    page = paginate(request, selectors.tag_list_things(tag=tag_obj, viewer=request.user), total=selectors.thing_count_of(tag_obj))
+    things = selectors.tag_list_things(tag=tag_obj, viewer=request.user)
+    page = paginate(request, things, total=selectors.thing_count_of(tag_obj))
     return render(request, "things/tag.html", {"tag": tag_obj, "page": page})
