@@ -103,9 +103,10 @@ def _tags_get_or_create(names: list[str]) -> list[Tag]:
 
 def _tags_set(thing: Thing, names: list[str]) -> None:
     ThingTag.objects.filter(thing=thing).delete()
-    ThingTag.objects.bulk_create(
-        [ThingTag(thing=thing, tag=tag, position=i) for i, tag in enumerate(_tags_get_or_create(names))]
-    )
+    links = [ThingTag(thing=thing, tag=tag, position=i) for i, tag in enumerate(_tags_get_or_create(names))]
+    # Inserted in tag id order (their positions keep the Thing's order): each link moves its tag's kept
+    # count (apps.things.counts), so two Things retagged at once lock the count rows in the same order.
+    ThingTag.objects.bulk_create(sorted(links, key=lambda link: link.tag_id))
 
 
 def _default_license(creator) -> str:

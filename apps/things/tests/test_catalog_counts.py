@@ -168,3 +168,15 @@ def test_tags_and_visibility_changed_at_once_count_every_tag_once(owner):
     hider.join(timeout=10)
     assert _tag("first") == (1, 0) and _tag("second") == (1, 0)
     assert counts_drift() == []
+
+
+def test_a_things_tag_links_are_written_in_tag_id_order_and_keep_its_order(api, owner):
+    """Two Things retagged at once lock their tags' count rows in one order (tag ids): the links are
+    inserted so, while their positions keep the order the client gave."""
+    older, newer = Tag.objects.create(name="older"), Tag.objects.create(name="newer")
+    thing = ThingFactory(creator=owner)
+    services.thing_update(thing=thing, data={"tags": ["newer", "unseen", "older"]})
+    links = list(ThingTag.objects.filter(thing=thing).order_by("pk").values_list("tag_id", flat=True))
+    assert links == sorted(links) and links[:2] == [older.pk, newer.pk]
+    assert [t["name"] for t in api.get(f"/things/{thing.pk}/tags").json()] == ["newer", "unseen", "older"]
+    assert counts_drift() == []
