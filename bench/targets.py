@@ -144,15 +144,16 @@ def search_paths(prefix: str = "/search/") -> list[str]:
 
 
 def catalog_paths(thing_ids: list[int]) -> list[str]:
-    """The catalogue's lists beside /newest/: the category list, each category's and the 20 largest tags'
-    Things, 50 Things' tags, the tag list and /popular/ (every path once, so each kind weighs by its count)."""
+    """The catalogue's lists beside /newest/: the category list, the first 20 categories' and the 20 largest
+    tags' Things, 50 Things' tags, the tag list and /popular/ (every path once, so each kind weighs by its
+    number of paths)."""
     from apps.things.models import Category, TagCount
 
-    slugs = list(Category.objects.order_by("pk").values_list("slug", flat=True))
+    slugs = list(Category.objects.order_by("pk").values_list("slug", flat=True)[:20])
     tags = list(TagCount.objects.order_by("-shown", "tag_id").values_list("tag__name", flat=True)[:20])
     return (
         ["/categories/", f"/tags/?per_page={LIST_PER_PAGE}", f"/popular/?per_page={LIST_PER_PAGE}"]
-        + [f"/categories/{slug}/things?per_page={LIST_PER_PAGE}" for slug in slugs[:20]]
+        + [f"/categories/{slug}/things?per_page={LIST_PER_PAGE}" for slug in slugs]
         + [f"/tags/{quote(name)}/things?per_page={LIST_PER_PAGE}" for name in tags]
         + [f"/things/{i}/tags" for i in thing_ids[:50]]
     )

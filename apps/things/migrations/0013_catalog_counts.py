@@ -27,32 +27,22 @@ from django.db import migrations, models
 # Thing's tags locks the Thing's row first, and a change of its visibility updates that row: so one of
 # the two waits for the other, and each sees the other's committed rows (no tag is counted twice or
 # missed when a Thing's tags and its visibility change at the same time).
-PG_FORWARD = """
-CREATE OR REPLACE FUNCTION things_tagcount_add(tag bigint, d_listed integer, d_shown integer)
+
+# One function per counting table: `things_tagcount_add(tag, …)`, `things_categorycount_add(category, …)`.
+_PG_ADD = """
+CREATE OR REPLACE FUNCTION things_{name}count_add({name} bigint, d_listed integer, d_shown integer)
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
     IF d_listed < 0 OR d_shown < 0 THEN
-        UPDATE things_tagcount SET listed = listed + d_listed, shown = shown + d_shown WHERE tag_id = tag;
+        UPDATE things_{name}count SET listed = listed + d_listed, shown = shown + d_shown WHERE {name}_id = {name};
     ELSE
-        INSERT INTO things_tagcount AS c (tag_id, listed, shown) VALUES (tag, d_listed, d_shown)
-        ON CONFLICT (tag_id) DO UPDATE SET listed = c.listed + EXCLUDED.listed, shown = c.shown + EXCLUDED.shown;
+        INSERT INTO things_{name}count AS c ({name}_id, listed, shown) VALUES ({name}, d_listed, d_shown)
+        ON CONFLICT ({name}_id) DO UPDATE SET listed = c.listed + EXCLUDED.listed, shown = c.shown + EXCLUDED.shown;
     END IF;
 END
 $$;
----
-CREATE OR REPLACE FUNCTION things_categorycount_add(category bigint, d_listed integer, d_shown integer)
-RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-    IF d_listed < 0 OR d_shown < 0 THEN
-        UPDATE things_categorycount SET listed = listed + d_listed, shown = shown + d_shown
-            WHERE category_id = category;
-    ELSE
-        INSERT INTO things_categorycount AS c (category_id, listed, shown) VALUES (category, d_listed, d_shown)
-        ON CONFLICT (category_id) DO UPDATE SET listed = c.listed + EXCLUDED.listed, shown = c.shown + EXCLUDED.shown;
-    END IF;
-END
-$$;
----
+---"""
+PG_FORWARD = _PG_ADD.format(name="tag") + _PG_ADD.format(name="category") + """
 CREATE OR REPLACE FUNCTION things_thing_counts() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     old_listed integer := 0;
