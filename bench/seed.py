@@ -85,10 +85,17 @@ def catalogue_ensure(*, things: int, reseed: bool = False) -> SeedResult:
     return catalogue_seed(things=things)
 
 
-COUNT_TRIGGERS = (
+# The triggers that keep derived values (migrations things.0013 and 0015), off during the bulk load: each
+# would work per copied row, where one statement after the load makes the same values.
+LOAD_TRIGGERS = (
     ("things_thing", "things_thing_counts"),
     ("things_thing", "things_thing_counts_update"),
     ("things_thingtag", "things_thingtag_counts"),
+    ("things_thingtag", "things_thingtag_added"),
+)
+# What things_thingtag_added copies (migration things.0015): each tag link's Thing's `added`.
+TAG_LINKS_ADDED_FILL = (
+    "UPDATE things_thingtag tt SET added = t.added FROM things_thing t WHERE t.id = tt.thing_id"
 )
 
 
@@ -115,9 +122,10 @@ def catalogue_seed(*, things: int) -> SeedResult:
         # CASCADE empties every table that points at Things or tags (likes, remixes, other apps' rows).
         cursor.execute("TRUNCATE things_thing, things_tag RESTART IDENTITY CASCADE")
         dropped = step("drop secondary indexes", _secondary_indexes_drop, cursor)
-        # The tag and category counts' triggers (migration things.0013) would move a count per copied row;
-        # they are off during the load and the counts are made once from the loaded tables after it.
-        for table, trigger in COUNT_TRIGGERS:
+        # The tag and category counts' triggers would move a count per copied row, and the tag links'
+        # would read a Thing per row: they are off during the load, and the counts and copies are made
+        # once from the loaded tables after it.
+        for table, trigger in LOAD_TRIGGERS:
             cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER {trigger}")
         user_ids = step("users", _users_ensure, rng)
         category_ids = step("categories (read)", _category_ids)
@@ -129,7 +137,8 @@ def catalogue_seed(*, things: int) -> SeedResult:
         # Django's foreign keys are DEFERRABLE INITIALLY DEFERRED: check the copied rows now, since
         # CREATE INDEX refuses to run on a table with pending trigger events.
         step("foreign key checks", cursor.execute, "SET CONSTRAINTS ALL IMMEDIATE")
-        for table, trigger in COUNT_TRIGGERS:
+        step("tag links' added", cursor.execute, TAG_LINKS_ADDED_FILL)
+        for table, trigger in LOAD_TRIGGERS:
             cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER {trigger}")
         step("tag and category counts", counts_rebuild)
         # GIN indexes are built after the vectors exist; the B-trees first (the vector query joins on them).
@@ -138,11 +147,12 @@ def catalogue_seed(*, things: int) -> SeedResult:
         result.vectors_by = step("search vectors", _search_vectors, cursor, things)
         if gin:
             step("recreate gin indexes", _indexes_create, cursor, gin)
-    # VACUUM cannot run in a transaction. The vector UPDATE left a dead copy of every Thing row behind:
-    # VACUUM FULL rewrites the table compact, as a catalogue grown one Thing at a time would be (a plain
-    # VACUUM would leave the file twice its size, and every scan of it twice as slow).
+    # VACUUM cannot run in a transaction. The vector UPDATE left a dead copy of every Thing row behind, and
+    # the tag links' fill one of every link: VACUUM FULL rewrites the tables compact, as a catalogue grown
+    # one Thing at a time would be (a plain VACUUM would leave the files twice their size, and every scan
+    # of them twice as slow).
     with connection.cursor() as cursor:
-        step("vacuum full things", cursor.execute, "VACUUM FULL things_thing")
+        step("vacuum full things", cursor.execute, "VACUUM FULL things_thing, things_thingtag")
         tables = ", ".join(_bulk_tables(cursor) + ["things_tag", "accounts_user"])
         step("vacuum analyze", cursor.execute, f"VACUUM ANALYZE {tables}")
         result.seconds = time.perf_counter() - started

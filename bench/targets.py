@@ -145,8 +145,8 @@ def search_paths(prefix: str = "/search/") -> list[str]:
 
 def catalog_paths(thing_ids: list[int]) -> list[str]:
     """The catalogue's lists beside /newest/: the category list, the first 20 categories' and the 20 largest
-    tags' Things, 50 Things' tags, the tag list and /popular/ (every path once, so each kind weighs by its
-    number of paths)."""
+    tags' Things, the same tags' searches (/search/{tag}/tag), 50 Things' tags, the tag list and /popular/
+    (every path once, so each kind weighs by its number of paths)."""
     from apps.things.models import Category, TagCount
 
     slugs = list(Category.objects.order_by("pk").values_list("slug", flat=True)[:20])
@@ -155,6 +155,7 @@ def catalog_paths(thing_ids: list[int]) -> list[str]:
         ["/categories/", f"/tags/?per_page={LIST_PER_PAGE}", f"/popular/?per_page={LIST_PER_PAGE}"]
         + [f"/categories/{slug}/things?per_page={LIST_PER_PAGE}" for slug in slugs]
         + [f"/tags/{quote(name)}/things?per_page={LIST_PER_PAGE}" for name in tags]
+        + [f"/search/{quote(name)}/tag?per_page={LIST_PER_PAGE}" for name in tags]
         + [f"/things/{i}/tags" for i in thing_ids[:50]]
     )
 

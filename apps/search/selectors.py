@@ -19,7 +19,7 @@ from psycopg import ClientCursor
 
 from apps.accounts.models import User
 from apps.core.pipeline.api import MAX_ID, api_url
-from apps.core.domain.exceptions import ValidationFailed
+from apps.core.domain.exceptions import NotFound, ValidationFailed
 from apps.core.domain.moderation import viewer_sees_hidden
 from apps.search.backend import SQLITE_FTS_TABLE, full_text_search_enabled
 from apps.search.models import SearchThing
@@ -29,7 +29,14 @@ from apps.things.counts import count_field
 from apps.things.links import thing_public_url
 from apps.things.models import Category, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
-from apps.things.selectors import thing_public_q, thing_short_queryset, thing_visible_q
+from apps.things.selectors import (
+    TAG_NEWEST_ORDER,
+    tag_get,
+    thing_count_of,
+    thing_public_q,
+    thing_short_queryset,
+    thing_visible_q,
+)
 
 SORT_RELEVANT = "relevant"
 SORT_NEWEST = "newest"
@@ -43,6 +50,8 @@ THING_FILTERS = frozenset({"license", "category", "is_wip", "has_makes", "posted
 # At most this many results per search (GitHub's search API stops at 1,000): the cost of a search is
 # bounded by it, not by the catalogue. 500 keeps p95 under 50 ms at 100,000 Things (see _thing_search).
 RESULT_WINDOW = 500
+# A tag carried by more Things than this is found by walking an order's index (thing_search_by_tag).
+TAG_READ_FIRST_MAX = 5_000
 AUTOCOMPLETE_DEFAULT = 10
 AUTOCOMPLETE_MAX = 20
 
@@ -128,16 +137,53 @@ def thing_search_for_user(*, owner, term: str, viewer, params: SearchParams) -> 
 def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResults":
     """Published Things carrying `tag` (normalised as spec §2, any case); all published ones when empty."""
     visible = thing_public_q(viewer)
-    if tag:
-        name = tag_normalize(tag).lower()
-        # A subquery on the unique lower(name) index, joined to ThingTag (one row per Thing and tag):
-        # the page and its COUNT stay one statement each, without a separate tag lookup.
-        tag_ids = Tag.objects.alias(name_lower=Lower("name")).filter(name_lower=name).values("pk")
-        visible &= Q(thingtag__tag_id__in=tag_ids) if name else Q(pk__in=[])
-    return _thing_search(visible, None, term="", params=params)
+    if not tag:
+        return _thing_search(visible, None, term="", params=params)
+    try:
+        # One statement on the unique lower(name) index, with the tag's kept count of the Things this
+        # viewer sees (apps.things.counts); a tag no such Thing carries matches nothing.
+        found = tag_get(tag, viewer=viewer)
+    except NotFound:
+        return ThingResults(ids=list, rows=thing_short_queryset().none())
+    count = thing_count_of(found)
+    unfiltered = params == SearchParams(sort=params.sort)
+    order = None
+    if unfiltered and _window_order(params.sort, term="") is _NEWEST:
+        # Newest first (without a term "relevant" is that too): the tag links' own index, whatever the tag
+        # (apps.things.selectors.TAG_NEWEST_ORDER).
+        tagged, order = Q(thingtag__tag_id=found.pk), list(TAG_NEWEST_ORDER)
+    elif unfiltered and count > TAG_READ_FIRST_MAX:
+        # By likes or popularity, a common tag: its id as a value, so PostgreSQL plans with the tag's
+        # frequency (its statistics) and walks the order's index to the page. (A subquery on the id would
+        # do the same: PostgreSQL propagates the value.)
+        tagged = Q(thingtag__tag_id=found.pk)
+    else:
+        # A filtered search, or by likes or popularity a rarer tag: a subquery on the tag's name, whose
+        # size PostgreSQL cannot know (it guesses a few rows), so it reads the tag's Things first and
+        # sorts them: a cost that follows the tag's count. A walk of an index in the order (the tag's own
+        # or the catalogue's) would cost the page's depth over the share that matches, but only if the
+        # matches are spread along it: a tag whose Things are little liked is walked to through every
+        # more liked Thing, and a rare filter walked through was measured twice as slow
+        # (docs/performance.md, "First reads, tenth round").
+        tagged = Q(thingtag__tag_id__in=Tag.objects.alias(name_lower=Lower("name"))
+                   .filter(name_lower=found.name.lower()).values("pk"))
+    if unfiltered:
+        # The kept count is the number of matches, so a page reads its own ids in the order (LIMIT and
+        # OFFSET, as /tags/{tag}/things does), never the whole window before it.
+        return _thing_search(visible & tagged, None, term="", params=params, order=order,
+                             total=min(count, RESULT_WINDOW))
+    # Filtered: the window is read whole (its length is the total). The public one is the same for every
+    # caller but staff (who see hidden Things), so it is kept as a term search's is (window.py), under the
+    # search generation that a change of a Thing's tags or visibility starts anew.
+    shared = not viewer_sees_hidden(viewer) and full_text_search_enabled()
+    return _thing_search(visible & tagged, None, term="", params=params, order=order,
+                         window_name=("tag", found.pk) if shared else None)
 
 
-def _thing_search(visible: Q, scope: "_Scope | None", *, term: str, params: SearchParams) -> "ThingResults":
+def _thing_search(
+    visible: Q, scope: "_Scope | None", *, term: str, params: SearchParams, window_name: tuple | None = None,
+    total: int | None = None, order: list | None = None,
+) -> "ThingResults":
     """The result window (at most RESULT_WINDOW Things) in the order `params.sort` asks.
 
     Ranking every match of a common word (a quarter of the catalogue for "bracket") costs a read of
@@ -148,6 +194,11 @@ def _thing_search(visible: Q, scope: "_Scope | None", *, term: str, params: Sear
 
     A term on PostgreSQL reads the search table (_window_sql); without a term, or on the SQLite quick
     start, the Things themselves (ORM). The page's Things are always read with `visible`.
+    `window_name`: a window without a term that is the same for every caller (a tag's), kept in the
+    window cache under this name and the filters.
+    `total`: the window's length when the caller knows it (a kept count) and no filter applies: a page
+    then reads its own ids in the order (LIMIT and OFFSET), not the window before them. `order`: the
+    window's order written another way (the same Things in the same order; a tag's own index).
     """
     if term and full_text_search_enabled() and scope is not None:
         category_ids = _category_tree_ids(params.category) if params.category is not None else None
@@ -161,12 +212,32 @@ def _thing_search(visible: Q, scope: "_Scope | None", *, term: str, params: Sear
     matches = _thing_filter(Thing.objects.filter(visible), params)
     if term:
         matches = _thing_match(matches, term)
-    window = matches.order_by(*_window_order(params.sort, term=term))
+    window = matches.order_by(*(order or _window_order(params.sort, term=term)))
     if term and params.sort == SORT_RELEVANT:
         ranked = window.annotate(search_rank=_thing_rank(term)).values_list("pk", "search_rank", "like_count")
         return ThingResults(ids=lambda: _ranked_ids(list(ranked[:RESULT_WINDOW])), rows=rows)
     ids = window.values_list("pk", flat=True)[:RESULT_WINDOW]
-    return ThingResults(ids=lambda: list(ids), rows=rows)
+    if total is not None:
+        return ThingResults(ids=lambda: list(ids), rows=rows, total=total,
+                            ids_slice=lambda start, stop: list(window.values_list("pk", flat=True)[start:stop]))
+    if window_name is None:
+        return ThingResults(ids=lambda: list(ids), rows=rows)
+    return ThingResults(ids=lambda: _kept_window(window_name, params, params.category, lambda: list(ids)), rows=rows)
+
+
+def _kept_window(name: tuple, params: SearchParams, category, compute) -> list[int]:
+    """The window `compute()` returns, kept in the window cache under `name`, the filters (`category`:
+    the category's tree ids, or its slug) and the sort while the search generation is unchanged."""
+    if window_cache_seconds() <= 0:
+        return compute()
+    key = window_key(*name, params.sort, params.license, category, params.is_wip, params.has_makes,
+                     params.posted_after, params.posted_before,
+                     params.material.lower() if params.material else None)
+    ids, generation = window_get(key)
+    if ids is None:
+        ids = compute()
+        window_set(key, ids, generation)
+    return ids
 
 
 _THING_ID_TERM = re.compile(r"^\s*(?:(?:https?://[^/\s]+)?/?(?:thing:|things/))?(\d{1,18})/?\s*$", re.IGNORECASE)
@@ -211,19 +282,12 @@ WALK_MARGIN = 1.5
 
 def _window_ids(scope: _Scope, *, term: str, params: SearchParams, category_ids) -> list[int]:
     """The ranked window of a term search, from the cache when this scope's window is shared."""
-    key: str | None = None
-    generation = ""
-    if scope.cacheable and window_cache_seconds() > 0:
-        key = window_key("things", term, params.sort, params.license, category_ids, params.is_wip,
-                         params.has_makes, params.posted_after, params.posted_before,
-                         params.material.lower() if params.material else None)
-        ids, generation = window_get(key)
-        if ids is not None:
-            return ids
-    ids = _window_query(scope, term=term, params=params, category_ids=category_ids)
-    if key is not None:
-        window_set(key, ids, generation)
-    return ids
+    def compute() -> list[int]:
+        return _window_query(scope, term=term, params=params, category_ids=category_ids)
+
+    if not scope.cacheable:
+        return compute()
+    return _kept_window(("things", term), params, category_ids, compute)
 
 
 def _window_query(scope: _Scope, *, term: str, params: SearchParams, category_ids) -> list[int]:
@@ -312,8 +376,12 @@ class ThingResults:
     whose Things are loaded a slice at a time (one query per page). The paginator reads count() and one
     slice, so a search costs at most two queries and computes its window once."""
 
-    def __init__(self, *, ids, rows, public_scope: bool = False):
+    def __init__(self, *, ids, rows, public_scope: bool = False, total: int | None = None, ids_slice=None):
         self._fetch_ids = ids
+        # A known length of the window (at most RESULT_WINDOW), and `ids_slice(start, stop)`: that part
+        # of the window alone. With both, count() reads nothing and a page reads its own ids alone.
+        self._total = total
+        self._ids_slice = ids_slice
         self._rows_or_builder = rows  # a QuerySet, or a callable building it
         self._ids: list[int] | None = None
         self._public_scope = public_scope
@@ -349,6 +417,8 @@ class ThingResults:
         self._ids = [thing_id] + [pk for pk in ids if pk != thing_id]
 
     def count(self) -> int:
+        if self._ids is None and self._total is not None:
+            return self._total
         return len(self.ids())
 
     def __len__(self) -> int:
@@ -357,7 +427,11 @@ class ThingResults:
     def __getitem__(self, key):
         if not isinstance(key, slice):
             return self[key : key + 1][0]
-        ids = self.ids()[key]
+        if self._ids is None and self._ids_slice is not None and key.step is None:
+            start, stop, _ = key.indices(self.count())
+            ids = self._ids_slice(start, stop) if stop > start else []
+        else:
+            ids = self.ids()[key]
         if not ids:
             return []
         if self._cached_shorts:
@@ -510,7 +584,10 @@ def _window_order(sort: str, *, term: str) -> list:
         # Relevance ranks the most liked matches: the ones searchers most likely want.
         return [F("like_count").desc(), F("id").desc()]
     # newest, and "relevant" without a term: nothing to rank by.
-    return [F("added").desc(), F("id").desc()]
+    return _NEWEST
+
+
+_NEWEST = [F("added").desc(), F("id").desc()]
 
 
 def _thing_filter(qs: QuerySet, params: SearchParams) -> QuerySet:

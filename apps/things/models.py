@@ -158,10 +158,18 @@ class ThingTag(models.Model):
     thing = models.ForeignKey(Thing, on_delete=models.CASCADE)
     tag = models.ForeignKey(Tag, on_delete=models.CASCADE)
     position = models.PositiveSmallIntegerField(default=0)
+    # The Thing's own `added`, copied by the database (migration 0015's triggers: on every insert of a
+    # tag link and every change of the Thing's `added`, whoever sends it), never written by Python. With
+    # the index below, a tag's Things newest first are one walk of the tag's own entries, however rare
+    # or clustered the tag (docs/decisions.md, "A tag's Things in order").
+    added = models.DateTimeField(null=True, editable=False)
 
     class Meta:
         ordering = ["position", "id"]
         constraints = [models.UniqueConstraint(fields=["thing", "tag"], name="things_thingtag_unique")]
+        indexes = [
+            models.Index(fields=["tag", "-added", "-thing"], name="things_thingtag_newest_idx"),
+        ]
         verbose_name = "Thing tag"
         verbose_name_plural = "Thing tags"
 

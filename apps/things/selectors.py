@@ -325,8 +325,14 @@ def tag_get(raw_tag: str, *, viewer=None) -> Tag:
     return tag
 
 
+# A tag's Things newest first, in the order of the tag links' own index (ThingTag.added, the Thing's
+# `added` copied by the database): the same order as the Things' ("-added", "-id"), one walk of the tag's
+# entries. For a queryset filtered on `thingtag__tag` (the order reuses that join).
+TAG_NEWEST_ORDER = ("-thingtag__added", "-thingtag__thing_id")
+
+
 def tag_list_things(*, tag, viewer) -> QuerySet:
-    return thing_list_published(viewer=viewer).filter(tags=tag)
+    return thing_list_published(viewer=viewer).filter(thingtag__tag=tag).order_by(*TAG_NEWEST_ORDER)
 
 
 def thing_list_newest(*, viewer) -> QuerySet:
