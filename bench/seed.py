@@ -93,17 +93,13 @@ LOAD_TRIGGERS = (
     ("things_thingtag", "things_thingtag_counts"),
     ("things_thingtag", "things_thingtag_added"),
 )
-# What things_thingtag_added copies (migration things.0015): each tag link's Thing's `added`.
-TAG_LINKS_ADDED_FILL = (
-    "UPDATE things_thingtag tt SET added = t.added FROM things_thing t WHERE t.id = tt.thing_id"
-)
 
 
 def catalogue_seed(*, things: int) -> SeedResult:
     """Replace the catalogue with a fresh deterministic one of `things` Things (bulk COPY)."""
     from django.db import connection, transaction
 
-    from apps.things.counts import counts_rebuild
+    from apps.things.counts import counts_rebuild, links_added_fill
 
     result = SeedResult(things=things, reused=False)
     started = time.perf_counter()
@@ -137,7 +133,7 @@ def catalogue_seed(*, things: int) -> SeedResult:
         # Django's foreign keys are DEFERRABLE INITIALLY DEFERRED: check the copied rows now, since
         # CREATE INDEX refuses to run on a table with pending trigger events.
         step("foreign key checks", cursor.execute, "SET CONSTRAINTS ALL IMMEDIATE")
-        step("tag links' added", cursor.execute, TAG_LINKS_ADDED_FILL)
+        step("tag links' added", links_added_fill)
         for table, trigger in LOAD_TRIGGERS:
             cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER {trigger}")
         step("tag and category counts", counts_rebuild)

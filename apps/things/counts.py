@@ -8,6 +8,9 @@ its own transaction, inside the database. What lives here is what reads or repai
   the tests compare after every kind of write);
 - `counts_rebuild()`: the rows counted again from the tables (`manage.py things_counts --rebuild`, and a
   bulk load that ran with the triggers disabled: bench.seed).
+
+The tag links' copy of their Thing's `added` (ThingTag.added, migration 0015's triggers) is kept the same
+way and checked and repaired beside the counts: `links_added_drift()`, `links_added_fill()`.
 """
 from django.db import connection, transaction
 
@@ -62,3 +65,29 @@ def counts_rebuild() -> None:
         for table, key, counting in _COUNTED:
             cursor.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
             cursor.execute(f"INSERT INTO {table} ({key}, listed, shown) {counting}")  # noqa: S608
+
+
+# The links whose copy is not their Thing's `added` (PostgreSQL and SQLite alike: `added` of a Thing is
+# never NULL).
+_LINKS_ADDED_DIFFER = "things_thingtag.added IS NULL OR things_thingtag.added <> t.added"
+
+
+def links_added_drift() -> int:
+    """How many tag links carry another `added` than their Thing's (0 when the copies are right)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COUNT(*) FROM things_thingtag INNER JOIN things_thing t ON t.id = things_thingtag.thing_id "
+            f"WHERE {_LINKS_ADDED_DIFFER}"  # noqa: S608 - fixed text
+        )
+        return int(cursor.fetchone()[0])
+
+
+def links_added_fill() -> int:
+    """Give every tag link whose copy differs its Thing's `added` (one statement); how many it changed.
+    For a load that ran with the triggers disabled, or a database restored from elsewhere."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE things_thingtag SET added = t.added FROM things_thing t "
+            f"WHERE t.id = things_thingtag.thing_id AND ({_LINKS_ADDED_DIFFER})"  # noqa: S608 - fixed text
+        )
+        return cursor.rowcount

@@ -5,22 +5,44 @@ Thing's `added` (a service, a bulk insert, `QuerySet.update()`, SQL, on PostgreS
 start's SQLite), every link carries its Thing's value, so the lists ordered by it are the Things' own order
 (added, then id, newest first), ties and all."""
 import datetime
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
 
 from apps.things import services
+from apps.things.counts import links_added_drift
 from apps.things.models import Tag, Thing, ThingTag
 from apps.things.tests.factories import ThingFactory
 from tests.support.api import ids
 from tests.support.quickstart import DATABASE_FILE
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_things_counts_finds_and_repairs_copies_a_load_without_triggers_left(owner):
+    thing = ThingFactory(creator=owner, tags=["gear", "wheel"])
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE things_thingtag DISABLE TRIGGER things_thingtag_added")
+        try:
+            cursor.execute("UPDATE things_thingtag SET added = NULL WHERE thing_id = %s", [thing.pk])
+        finally:
+            cursor.execute("ALTER TABLE things_thingtag ENABLE TRIGGER things_thingtag_added")
+    assert links_added_drift() == 2
+    with pytest.raises(CommandError, match="2 row"):
+        call_command("things_counts", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("things_counts", "--rebuild", stdout=out)
+    assert "2 tag link(s)" in out.getvalue()
+    assert links_added_drift() == 0 and _copies_differ() == []
+    call_command("things_counts", stdout=io.StringIO())
 
 
 def _copies_differ() -> list[tuple[int, int]]:
@@ -84,6 +106,7 @@ import datetime
 from django.utils import timezone
 from apps.accounts.models import User
 from apps.things import services
+from apps.things.counts import links_added_drift
 from apps.things.models import Thing, ThingTag
 maker = User.objects.create_user(username="maker", password="x")
 thing = services.thing_create(creator=maker, name="Gear", description="", tags=["gear", "wheel"])
