@@ -360,8 +360,9 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         "entries.",
         "- Beyond the bench's own sample (issue 24): `catalogue lists, caches off` picks each request among "
         "the catalogue's other lists on the `main_cold` server: `/categories/`, `/tags/`, `/popular/` page 1, "
-        "20 categories' and the 20 largest tags' Things, 50 Things' tags (each path once, so each kind weighs "
-        "by its number of paths); reported beside the floor, no target.",
+        "20 categories' and the 20 largest tags' Things, the same tags' searches (`/search/{tag}/tag`), 50 "
+        "Things' tags (each path once, so each kind weighs by its number of paths); reported beside the "
+        "floor, no target.",
         "- CPU ms/req (bench.cpu): the CPU time of the target's gunicorn server (its process group), the "
         "PostgreSQL backends of its database, the Redis server and wrk during the measured window, per "
         "request. It is counted per process, so other programs' load on the machine is not in it, and it "
