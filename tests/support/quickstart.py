@@ -64,3 +64,22 @@ def quickstart_run_dir(tmp_path, quickstart_migrated) -> Path:
     with run_lock("quickstart-template"):  # never copied half-written
         shutil.copy2(quickstart_migrated, run_dir / DATABASE_FILE)
     return run_dir
+
+
+def quickstart_shell(run_dir: Path, script: str) -> subprocess.CompletedProcess:
+    """`manage.py shell -c script` as the quick start runs it (config.settings.local) on the SQLite
+    database in `run_dir` (quickstart_run_dir): its schema, search index and triggers are the migrations'.
+    Fails the test when the script does."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DATABASE_URL": f"sqlite:///{run_dir / DATABASE_FILE}",
+        "REDIS_URL": "",
+        "CELERY_BROKER_URL": "memory://",
+        "S3_ENDPOINT_URL": "http://127.0.0.1:9",
+        "THINGYARD_RUN_DIR": str(run_dir),
+    }
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=240)
+    assert result.returncode == 0, f"{result.stdout[-2000:]}{result.stderr[-4000:]}"
+    return result

@@ -1,16 +1,9 @@
 """The quick start's SQLite search stems and suggests as PostgreSQL's does (issue 26; the PostgreSQL side is
 test_forgiving_search.py). It runs a quick-start process on its own SQLite file, not the test database: a
 `long` test (tests/support/ordering.py)."""
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.support.quickstart import DATABASE_FILE
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.quickstart import quickstart_shell
 
 SQLITE_SCRIPT = """
 from apps.accounts.models import User
@@ -33,20 +26,7 @@ print("AFTER", [t.name for t in thing_search(term="boat", viewer=None, params=Se
 def test_the_quick_starts_sqlite_search_stems_and_suggests_alike(quickstart_run_dir):
     # The quick start's SQLite database, migrated from scratch once per run (tests/support/quickstart.py):
     # its search index and triggers are the migrations'.
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DATABASE_URL": f"sqlite:///{quickstart_run_dir / DATABASE_FILE}",
-        "REDIS_URL": "",
-        "CELERY_BROKER_URL": "memory://",
-        "S3_ENDPOINT_URL": "http://127.0.0.1:9",
-        "THINGYARD_RUN_DIR": str(quickstart_run_dir),
-    }
-    result = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", SQLITE_SCRIPT], cwd=ROOT, env=env, capture_output=True,
-        text=True, timeout=240,
-    )
-    assert result.returncode == 0, f"{result.stdout[-2000:]}{result.stderr[-4000:]}"
+    result = quickstart_shell(quickstart_run_dir, SQLITE_SCRIPT)
     out = result.stdout
     assert "FOUND ['Parametric Shelf Bracket']" in out
     assert "SUGGEST calibration" in out

@@ -6,10 +6,6 @@ start's SQLite), every link carries its Thing's value, so the lists ordered by i
 (added, then id, newest first), ties and all."""
 import datetime
 import io
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -21,9 +17,7 @@ from apps.things.counts import links_added_drift
 from apps.things.models import Tag, Thing, ThingTag
 from apps.things.tests.factories import ThingFactory
 from tests.support.api import ids
-from tests.support.quickstart import DATABASE_FILE
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.support.quickstart import quickstart_shell
 
 
 @pytest.mark.django_db(transaction=True)
@@ -120,18 +114,5 @@ print("DIFFER", sum(1 for link in ThingTag.objects.filter(thing=thing) if link.a
 
 @pytest.mark.long
 def test_the_quick_starts_sqlite_keeps_the_copy_too(quickstart_run_dir):
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DATABASE_URL": f"sqlite:///{quickstart_run_dir / DATABASE_FILE}",
-        "REDIS_URL": "",
-        "CELERY_BROKER_URL": "memory://",
-        "S3_ENDPOINT_URL": "http://127.0.0.1:9",
-        "THINGYARD_RUN_DIR": str(quickstart_run_dir),
-    }
-    result = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", SQLITE_SCRIPT], cwd=ROOT, env=env, capture_output=True,
-        text=True, timeout=240,
-    )
-    assert result.returncode == 0, f"{result.stdout[-2000:]}{result.stderr[-4000:]}"
+    result = quickstart_shell(quickstart_run_dir, SQLITE_SCRIPT)
     assert "DIFFER 0 2" in result.stdout
