@@ -147,7 +147,7 @@ def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResu
         return ThingResults(ids=list, rows=thing_short_queryset().none())
     count = thing_count_of(found)
     unfiltered = params == SearchParams(sort=params.sort)
-    order = None
+    order, read_first = None, None
     if unfiltered and _window_order(params.sort, term="") is _NEWEST:
         # Newest first (without a term "relevant" is that too): the tag links' own index, whatever the tag
         # (apps.things.selectors.TAG_NEWEST_ORDER).
@@ -158,6 +158,7 @@ def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResu
         # do the same: PostgreSQL propagates the value.)
         tagged = Q(thingtag__tag_id=found.pk)
     else:
+        read_first = True
         # A filtered search, or by likes or popularity a rarer tag: a subquery on the tag's name, whose
         # size PostgreSQL cannot know (it guesses a few rows), so it reads the tag's Things first and
         # sorts them: a cost that follows the tag's count. A walk of an index in the order (the tag's own
@@ -168,10 +169,12 @@ def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResu
         tagged = Q(thingtag__tag_id__in=Tag.objects.alias(name_lower=Lower("name"))
                    .filter(name_lower=found.name.lower()).values("pk"))
     if unfiltered:
-        # The kept count is the number of matches, so a page reads its own ids in the order (LIMIT and
-        # OFFSET, as /tags/{tag}/things does), never the whole window before it.
+        # The kept count is the number of matches, so a page reads its own Things in the order (LIMIT and
+        # OFFSET, as /tags/{tag}/things does), never the whole window before it: in one statement where
+        # an index walk finds them, their ids first where the tag's Things are read first (joined before
+        # the sort, each of them would be joined to its creator and picture).
         return _thing_search(visible & tagged, None, term="", params=params, order=order,
-                             total=min(count, RESULT_WINDOW))
+                             total=min(count, RESULT_WINDOW), one_statement=read_first is None)
     # Filtered: the window is read whole (its length is the total). The public one is the same for every
     # caller but staff (who see hidden Things), so it is kept as a term search's is (window.py), under the
     # search generation that a change of a Thing's tags or visibility starts anew.
@@ -182,7 +185,7 @@ def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResu
 
 def _thing_search(
     visible: Q, scope: "_Scope | None", *, term: str, params: SearchParams, window_name: tuple | None = None,
-    total: int | None = None, order: list | None = None,
+    total: int | None = None, order: list | None = None, one_statement: bool = False,
 ) -> "ThingResults":
     """The result window (at most RESULT_WINDOW Things) in the order `params.sort` asks.
 
@@ -197,8 +200,9 @@ def _thing_search(
     `window_name`: a window without a term that is the same for every caller (a tag's), kept in the
     window cache under this name and the filters.
     `total`: the window's length when the caller knows it (a kept count) and no filter applies: a page
-    then reads its own ids in the order (LIMIT and OFFSET), not the window before them. `order`: the
-    window's order written another way (the same Things in the same order; a tag's own index).
+    then reads its own ids in the order (LIMIT and OFFSET), not the window before them, and with
+    `one_statement` its Things themselves in that statement. `order`: the window's order written another
+    way (the same Things in the same order; a tag's own index).
     """
     if term and full_text_search_enabled() and scope is not None:
         category_ids = _category_tree_ids(params.category) if params.category is not None else None
@@ -217,6 +221,10 @@ def _thing_search(
         ranked = window.annotate(search_rank=_thing_rank(term)).values_list("pk", "search_rank", "like_count")
         return ThingResults(ids=lambda: _ranked_ids(list(ranked[:RESULT_WINDOW])), rows=rows)
     ids = window.values_list("pk", flat=True)[:RESULT_WINDOW]
+    if total is not None and one_statement:
+        ordered = rows.order_by(*(order or _window_order(params.sort, term=term)))
+        return ThingResults(ids=lambda: list(ids), rows=rows, total=total,
+                            rows_slice=lambda start, stop: list(ordered[start:stop]))
     if total is not None:
         return ThingResults(ids=lambda: list(ids), rows=rows, total=total,
                             ids_slice=lambda start, stop: list(window.values_list("pk", flat=True)[start:stop]))
@@ -376,12 +384,15 @@ class ThingResults:
     whose Things are loaded a slice at a time (one query per page). The paginator reads count() and one
     slice, so a search costs at most two queries and computes its window once."""
 
-    def __init__(self, *, ids, rows, public_scope: bool = False, total: int | None = None, ids_slice=None):
+    def __init__(self, *, ids, rows, public_scope: bool = False, total: int | None = None, ids_slice=None,
+                 rows_slice=None):
         self._fetch_ids = ids
         # A known length of the window (at most RESULT_WINDOW), and `ids_slice(start, stop)`: that part
-        # of the window alone. With both, count() reads nothing and a page reads its own ids alone.
+        # of the window alone, or `rows_slice(start, stop)`: its Things, in order. With them, count()
+        # reads nothing and a page reads its own ids (or Things) alone.
         self._total = total
         self._ids_slice = ids_slice
+        self._rows_slice = rows_slice
         self._rows_or_builder = rows  # a QuerySet, or a callable building it
         self._ids: list[int] | None = None
         self._public_scope = public_scope
@@ -427,6 +438,9 @@ class ThingResults:
     def __getitem__(self, key):
         if not isinstance(key, slice):
             return self[key : key + 1][0]
+        if self._ids is None and self._rows_slice is not None and key.step is None:
+            start, stop, _ = key.indices(self.count())
+            return self._rows_slice(start, stop) if stop > start else []
         if self._ids is None and self._ids_slice is not None and key.step is None:
             start, stop, _ = key.indices(self.count())
             ids = self._ids_slice(start, stop) if stop > start else []
