@@ -147,7 +147,8 @@ def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResu
         return ThingResults(ids=list, rows=thing_short_queryset().none())
     count = thing_count_of(found)
     unfiltered = params == SearchParams(sort=params.sort)
-    order, read_first = None, None
+    order = None
+    walked = unfiltered  # found by walking an index in the order (else: the tag's Things read first)
     if unfiltered and _window_order(params.sort, term="") is _NEWEST:
         # Newest first (without a term "relevant" is that too): the tag links' own index, whatever the tag
         # (apps.things.selectors.TAG_NEWEST_ORDER).
@@ -158,7 +159,7 @@ def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResu
         # do the same: PostgreSQL propagates the value.)
         tagged = Q(thingtag__tag_id=found.pk)
     else:
-        read_first = True
+        walked = False
         # A filtered search, or by likes or popularity a rarer tag: a subquery on the tag's name, whose
         # size PostgreSQL cannot know (it guesses a few rows), so it reads the tag's Things first and
         # sorts them: a cost that follows the tag's count. A walk of an index in the order (the tag's own
@@ -174,7 +175,7 @@ def thing_search_by_tag(*, tag: str, viewer, params: SearchParams) -> "ThingResu
         # an index walk finds them, their ids first where the tag's Things are read first (joined before
         # the sort, each of them would be joined to its creator and picture).
         return _thing_search(visible & tagged, None, term="", params=params, order=order,
-                             total=min(count, RESULT_WINDOW), one_statement=read_first is None)
+                             total=min(count, RESULT_WINDOW), one_statement=walked)
     # Filtered: the window is read whole (its length is the total). The public one is the same for every
     # caller but staff (who see hidden Things), so it is kept as a term search's is (window.py), under the
     # search generation that a change of a Thing's tags or visibility starts anew.
@@ -216,18 +217,21 @@ def _thing_search(
     matches = _thing_filter(Thing.objects.filter(visible), params)
     if term:
         matches = _thing_match(matches, term)
-    window = matches.order_by(*(order or _window_order(params.sort, term=term)))
+    order = order or _window_order(params.sort, term=term)
+    window = matches.order_by(*order)
     if term and params.sort == SORT_RELEVANT:
         ranked = window.annotate(search_rank=_thing_rank(term)).values_list("pk", "search_rank", "like_count")
         return ThingResults(ids=lambda: _ranked_ids(list(ranked[:RESULT_WINDOW])), rows=rows)
     ids = window.values_list("pk", flat=True)[:RESULT_WINDOW]
-    if total is not None and one_statement:
-        ordered = rows.order_by(*(order or _window_order(params.sort, term=term)))
-        return ThingResults(ids=lambda: list(ids), rows=rows, total=total,
-                            rows_slice=lambda start, stop: list(ordered[start:stop]))
     if total is not None:
-        return ThingResults(ids=lambda: list(ids), rows=rows, total=total,
-                            ids_slice=lambda start, stop: list(window.values_list("pk", flat=True)[start:stop]))
+        if one_statement:
+            def rows_slice(start: int, stop: int) -> list:
+                return list(rows.order_by(*order)[start:stop])
+        else:
+            def rows_slice(start: int, stop: int) -> list:
+                return _in_order(rows, list(window.values_list("pk", flat=True)[start:stop]))
+
+        return ThingResults(ids=lambda: list(ids), rows=rows, total=total, rows_slice=rows_slice)
     if window_name is None:
         return ThingResults(ids=lambda: list(ids), rows=rows)
     return ThingResults(ids=lambda: _kept_window(window_name, params, params.category, lambda: list(ids)), rows=rows)
@@ -384,14 +388,12 @@ class ThingResults:
     whose Things are loaded a slice at a time (one query per page). The paginator reads count() and one
     slice, so a search costs at most two queries and computes its window once."""
 
-    def __init__(self, *, ids, rows, public_scope: bool = False, total: int | None = None, ids_slice=None,
-                 rows_slice=None):
+    def __init__(self, *, ids, rows, public_scope: bool = False, total: int | None = None, rows_slice=None):
         self._fetch_ids = ids
-        # A known length of the window (at most RESULT_WINDOW), and `ids_slice(start, stop)`: that part
-        # of the window alone, or `rows_slice(start, stop)`: its Things, in order. With them, count()
-        # reads nothing and a page reads its own ids (or Things) alone.
+        # A known length of the window (at most RESULT_WINDOW), and `rows_slice(start, stop)`: the Things
+        # of that part of the window alone, in order. With both, count() reads nothing and a page reads
+        # its own Things alone.
         self._total = total
-        self._ids_slice = ids_slice
         self._rows_slice = rows_slice
         self._rows_or_builder = rows  # a QuerySet, or a callable building it
         self._ids: list[int] | None = None
@@ -441,11 +443,7 @@ class ThingResults:
         if self._ids is None and self._rows_slice is not None and key.step is None:
             start, stop, _ = key.indices(self.count())
             return self._rows_slice(start, stop) if stop > start else []
-        if self._ids is None and self._ids_slice is not None and key.step is None:
-            start, stop, _ = key.indices(self.count())
-            ids = self._ids_slice(start, stop) if stop > start else []
-        else:
-            ids = self.ids()[key]
+        ids = self.ids()[key]
         if not ids:
             return []
         if self._cached_shorts:
@@ -453,11 +451,18 @@ class ThingResults:
             return bodies.thing_short_list(
                 ids, rows=lambda: self._rows, public_only=True, versions=self.versions, wire_version=self._wire_version
             )
-        by_id = {thing.pk: thing for thing in self._rows.filter(pk__in=ids)}
-        return [by_id[pk] for pk in ids if pk in by_id]
+        return _in_order(self._rows, ids)
 
     def __iter__(self):
         return iter(self[:])
+
+
+def _in_order(rows: QuerySet, ids: list[int]) -> list:
+    """The Things of `rows` with these ids, in the ids' order (one statement; none for no ids)."""
+    if not ids:
+        return []
+    by_id = {thing.pk: thing for thing in rows.filter(pk__in=ids)}
+    return [by_id[pk] for pk in ids if pk in by_id]
 
 
 def _thing_match(qs: QuerySet, term: str) -> QuerySet:
