@@ -180,3 +180,21 @@ def test_a_filtered_tag_window_is_never_kept_for_staff(client_for):
     ThingFactory(tags=["gear"], license="gpl")
     staff_api.get("/search/gear/tag", {"license": "gpl"})
     assert _tag_window_statements(staff_api, license="gpl") == 1
+
+
+@pytest.mark.parametrize("read_first_max", [0, 10_000], ids=["id-as-value", "tag-read-first"])
+def test_both_wire_versions_page_by_the_kept_count(api, monkeypatch, read_first_max):
+    # `thingiverse` (docs/decisions.md: Wire versions): always `{total, hits}`, and no match is an empty
+    # one; `spec`: the bare array and a 404.
+    monkeypatch.setattr("apps.search.selectors.TAG_READ_FIRST_MAX", read_first_max)
+    things = ThingFactory.create_batch(5, tags=["gear"])
+    newest = [t.pk for t in sorted(things, key=lambda t: (t.added, t.pk), reverse=True)]
+    live = {"HTTP_THINGYARD_VERSION": "thingiverse"}
+    for sort in ("newest", "likes"):
+        page = api.get("/search/gear/tag", {"per_page": 2, "page": 3, "sort": sort}, **live)
+        assert page.json()["total"] == 5 and len(page.json()["hits"]) == 1
+        assert last_page(page) == 3
+    assert hit_ids(api.get("/search/gear/tag", {"per_page": 2}, **live)) == newest[:2]
+    assert api.get("/search/zeppelin/tag", **live).json() == {"total": 0, "hits": []}
+    assert ids(api.get("/search/gear/tag", {"per_page": 2, "page": 2})) == newest[2:4]
+    assert_error(api.get("/search/zeppelin/tag"), 404, "NOT_FOUND")
