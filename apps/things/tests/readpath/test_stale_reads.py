@@ -109,8 +109,18 @@ def _stale(seen: dict, fresh: dict) -> dict:
 
 
 def _listed(answer, thing_id) -> bool:
+    """Whether a 200 answer shows the Thing `thing_id` as an item (a list's, `{total, hits}`'s, or the
+    answer itself): its own id, not any `"id"` in it (a creator's id can be the same number)."""
     status, content = answer
-    return status == 200 and f'"id":{thing_id},'.encode() in content
+    if status != 200 or not isinstance(content, bytes):
+        return False
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return False
+    if isinstance(body, dict):
+        body = body["hits"] if isinstance(body.get("hits"), list) else [body]
+    return any(isinstance(item, dict) and item.get("id") == thing_id for item in body)
 
 
 # --- the changes ---------------------------------------------------------------------------------------
