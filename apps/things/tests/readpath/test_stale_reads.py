@@ -5,9 +5,9 @@ path is warmed (each read twice: the second one is answered from the cache where
 changed in one way the product allows (API services, admin actions over HTTP, moderation, the owner's
 delete, account deletion, publication, privacy, a bulk UPDATE), and then every read path must answer
 exactly what it answers with every cache off: the API detail, /newest/, /popular/, /featured/, search,
-category, tag and user lists (the bodies; a list's total in the Link header may lag by the count cache's
-documented 30 s), and the site page. Each case also asserts the change itself shows, so a change that
-did nothing cannot pass."""
+tag search (plain and filtered), category, tag and user lists (the bodies; a list's total in the Link
+header may lag by the count cache's documented 30 s), and the site page. Each case also asserts the change
+itself shows, so a change that did nothing cannot pass."""
 import json
 
 import pytest
@@ -62,7 +62,9 @@ def admin_browser(moderator):
 
 def _paths(thing, username) -> list[str]:
     return [f"/things/{thing.pk}/", "/newest/", "/popular/", "/featured/", f"/search/{WORD}/",
-            f"/categories/{thing.category.slug}/things", f"/tags/{TAG}/things", f"/users/{username}/things"]
+            f"/categories/{thing.category.slug}/things", f"/tags/{TAG}/things", f"/users/{username}/things",
+            # a tag's search: paged by the tag's kept count; filtered, its window kept (apps.search.selectors)
+            f"/search/{TAG}/tag", f"/search/{TAG}/tag?license={thing.license}"]
 
 
 def _read_all(api, site, thing, username) -> dict:
