@@ -3,12 +3,17 @@ import socket
 
 import boto3
 import pytest
-from django.test import Client
+from django.test import Client, TransactionTestCase
 from rest_framework.test import APIClient
 
 from apps.accounts.tests.factories import UserFactory
 from tests.support.api import ANONYMOUS, MISSING, OTHER_APP, STRANGER, access_check, bearer_client
 from apps.oauth.tests.factories import AccessTokenFactory, ApplicationFactory
+from tests.support import flush
+
+# A transactional test's flush (pytest-django's TransactionTestCase): the same emptied database for a
+# fraction of Django's flush's cost (tests/support/flush.py).
+TransactionTestCase._fixture_teardown = flush.fixture_teardown  # type: ignore[attr-defined]
 
 # Chromium, the live server and signed-in pages for the end-to-end tests (tests/browser, apps/*/tests/browser).
 # The quick start's migrated SQLite database, shared by its tests (tests/support/quickstart.py).
@@ -72,6 +77,7 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
                 test = connections["default"].settings_dict["TEST"]
                 dbtemplate.drop_leftover(base, test.get("NAME") or f"test_{default['NAME']}")
                 db_cfg = setup_databases(verbosity=verbosity, interactive=False)
+        flush.remember("default")
     yield
     with django_db_blocker.unblock():
         if workerinput is None:
@@ -82,40 +88,6 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
             names = [connection.settings_dict["NAME"] for connection, _, destroy in db_cfg if destroy]
             teardown_databases(db_cfg, verbosity=verbosity, keepdb=True)
             dbtemplate.drop_in_background(base, names)
-
-
-_DB_BLOCKER: list = []
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _remember_db_blocker(django_db_blocker):
-    _DB_BLOCKER.append(django_db_blocker)
-
-
-def _flushed(item) -> bool:
-    """Whether the test ran as a transactional one (pytest-django's rules), whose teardown flushes."""
-    marker = item.get_closest_marker("django_db")
-    names = getattr(item, "fixturenames", ())
-    marked = marker is not None and bool(
-        marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences") or (marker.args and marker.args[0])
-    )
-    return marked or any(name in names for name in ("transactional_db", "live_server", "django_db_reset_sequences"))
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item, nextitem):
-    """A transactional test's flush also empties the rows migrations seed (the category tree, which many
-    tests read). pytest-django runs such tests last, but under xdist the fault and browser groups run
-    wherever the scheduler puts them: the tree is seeded again after each flush (idempotent)."""
-    yield
-    # nextitem None: the session's fixtures (the test database among them) are gone already.
-    if _DB_BLOCKER and nextitem is not None and _flushed(item):
-        import importlib
-
-        from django.apps import apps
-
-        with _DB_BLOCKER[0].unblock():
-            importlib.import_module("apps.things.migrations.0002_seed_categories").seed(apps, None)
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ of one of these drops the rows of the tokens concerned, at once and again after 
 Revoking a token (DOT's revoke endpoint, a refresh, an app's authorization withdrawn, an account
 deleted) deletes the token row; suspending a user saves the user: both land here. A QuerySet.delete()
 sends post_delete for each row while receivers are connected, so bulk revocations do too. A save of a
-user or an app costs one statement (their tokens' checksums) while the cache is on.
+user or an app costs one statement (their tokens' checksums) while the cache is on; creating one costs
+none.
 """
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -32,8 +33,8 @@ def _token_changed(sender, instance, **kwargs) -> None:
 
 def _owner_changed(field: str):
     def receiver(sender, instance, **kwargs) -> None:
-        if kwargs.get("raw") or not settings.OAUTH_TOKEN_CACHE_SECONDS:
-            return  # nothing cached: no statement to find the rows to drop
+        if kwargs.get("raw") or kwargs.get("created") or not settings.OAUTH_TOKEN_CACHE_SECONDS:
+            return  # nothing cached (or a new user or app, which has no token yet): no statement
         checksums = get_access_token_model().objects.filter(**{field: instance.pk}).values_list(
             "token_checksum", flat=True
         )

@@ -4,7 +4,8 @@
 
 What it does, all on loopback and free ports, every process stopped on exit:
 1. recreates the database `thingyard_fuzz` (FUZZ_DATABASE_URL) from scratch and migrates it, so every run
-   starts from the same state;
+   starts from the same state (beside `make test` in CI, a copy of the test run's migrated template:
+   `_test_run_template`);
 2. starts moto's S3 server and seeds the data (tests/contract/seed.py: the demo users, Things, approved
    app and token, one of every object for two users, and the objects the stateful operations need),
    whose ids go into the run's schemathesis.toml (dictionaries, and per-operation fixed objects);
@@ -34,6 +35,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from tests import dbtemplate
 from tests.contract import fuzz_coverage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -257,7 +259,32 @@ def _recreate_database(url: str) -> None:
     admin_url = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin_url, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.execute(f'CREATE DATABASE "{name}"')
+    template = _test_run_template(parts)
+    if template is None:
+        with psycopg.connect(admin_url, autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return
+    settings_dict, run_id = template
+    with dbtemplate.run_lock(dbtemplate.template_name(settings_dict)):
+        source = dbtemplate.ensure_template(settings_dict, run_id)
+        with psycopg.connect(admin_url, autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+
+
+def _test_run_template(fuzz_url) -> tuple[dict, str] | None:
+    """The test run's migrated template database to copy (tests/dbtemplate.py), when `.ci/run` runs the
+    fuzz beside `make test` (THINGYARD_TEST_RUN_ID, the pytest run's --testrunuid) on the same server:
+    the suite's workers copy the same one, so the migrations run once for both (the harness's `migrate`
+    then finds nothing to do). Otherwise (None) the fuzz database is migrated from nothing, as alone."""
+    run_id = os.environ.get("THINGYARD_TEST_RUN_ID", "")
+    if not run_id:
+        return None
+    test = urlsplit(os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/thingyard")
+    if (test.hostname, test.port or 5432) != (fuzz_url.hostname, fuzz_url.port or 5432):
+        return None
+    settings_dict = {"NAME": test.path.lstrip("/"), "HOST": test.hostname, "PORT": test.port or 5432,
+                     "USER": test.username or "", "PASSWORD": test.password or ""}
+    return settings_dict, run_id
 
 
 def _seed(env) -> dict:

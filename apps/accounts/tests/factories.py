@@ -5,7 +5,6 @@ from django.contrib.auth import get_user_model
 class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
-        django_get_or_create = ("username",)
         skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
