@@ -101,3 +101,27 @@ def test_request_bodies_are_documented_as_json():
     schema = ApiAutoSchema()
     schema.view = EchoView()
     assert schema.map_parsers() == ["application/json"]
+
+
+def test_the_document_is_generated_once_per_version_and_forgotten_when_a_setting_changes(
+    anon_client, db, settings, monkeypatch
+):
+    from apps.core.pipeline import views
+
+    generated = []
+    original = SchemaGenerator.get_schema
+
+    def counting(self, *args, **kwargs):
+        generated.append(self.api_version)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", counting)
+    views._DOCUMENTS.clear()
+    first = anon_client.get("/openapi.json").json()
+    assert anon_client.get("/openapi.json").json() == first
+    other = anon_client.get("/openapi.json?version=thingiverse").json()
+    assert anon_client.get("/openapi.json?version=thingiverse").json() == other != first
+    assert generated == ["spec", "thingiverse"]
+    settings.SITE_NAME = "Changed"  # any override: a test's settings are not the document's any more
+    anon_client.get("/openapi.json")
+    assert generated == ["spec", "thingiverse", "spec"]
