@@ -171,6 +171,10 @@ def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, docu
     # fewer cases from the same seed: docs/decisions.md, "CI under 7 minutes").
     default = fuzz._schemathesis_command(args, "http://x", "t", config)
     assert default[default.index("--workers") + 1] == "4"
+    # Both load the document the harness saved, not the live URL (whose first answer may be slow).
+    for run in (default, command):
+        assert run[run.index("run") + 1] == str(fuzz.OUT / "openapi.json")
+        assert run[run.index("--url") + 1] == "http://x"
     assert command[command.index("--workers") + 1] == "1"
 
 
