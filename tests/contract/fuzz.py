@@ -13,7 +13,8 @@ What it does, all on loopback and free ports, every process stopped on exit:
    every request's line and status;
 4. runs `schemathesis run` on the document (/openapi.json, saved to .run/fuzz/) once per entry of RUNS:
    Schemathesis's default mode (valid and invalid input, every phase) with a fixed seed, then its
-   negative mode (invalid input only; the fuzzing phase alone, the coverage phase's invalid cases being the default run's) with a second seed;
+   negative mode (invalid input only; the fuzzing phase alone, the coverage phase's invalid cases being
+   the default run's) with a second seed;
    each with no example database and no cache (the same inputs every run), a bounded number of examples
    per operation, WORKERS operations at once (NEGATIVE_WORKERS in the negative run; on SERVER_WORKERS
    gunicorn processes), and the demo user's Bearer token, with the checks in CHECKS and the hooks in

@@ -27,11 +27,13 @@ cannot matter, as every table ends as it began.
 """
 from __future__ import annotations
 
-from django.core.management import call_command
 from django.db import connections, transaction
+from django.test import TransactionTestCase
 
 KEPT = ("django_content_type", "auth_permission")
 SNAPSHOT_PREFIX = "test_flush_seeded_"
+# Django's own teardown, taken before the root conftest puts `fixture_teardown` in its place
+_django_fixture_teardown = TransactionTestCase._fixture_teardown  # type: ignore[attr-defined]
 # per database: the kept tables' counts, and the seeded tables (copied to SNAPSHOT_PREFIX + name)
 _fresh: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
 
@@ -100,18 +102,18 @@ def flush(db_name: str) -> bool:
 
 
 def fixture_teardown(test_case) -> None:
-    """TransactionTestCase._fixture_teardown, by `flush` above where it applies (the module's docstring)."""
+    """TransactionTestCase._fixture_teardown, by `flush` above where it applies (the module's docstring),
+    else Django's own (kept in `_django_fixture_teardown`) and then the seeded rows back."""
     partial = test_case.available_apps is not None or test_case.serialized_rollback
-    for db_name in test_case._databases_names(include_mirrors=False):
-        if not partial and flush(db_name):
-            continue
-        call_command("flush", verbosity=0, interactive=False, database=db_name, reset_sequences=False,
-                     allow_cascade=test_case.available_apps is not None,
-                     inhibit_post_migrate=bool(test_case.available_apps is not None or (
-                         test_case.serialized_rollback
-                         and hasattr(connections[db_name], "_test_serialized_contents"))))
+    names = test_case._databases_names(include_mirrors=False)
+    if not partial and all(flush(db_name) for db_name in names):
+        return
+    _django_fixture_teardown(test_case)
+    if partial:
+        return
+    for db_name in names:
         fresh = _fresh.get(db_name)
-        if fresh and fresh[1] and not partial:
+        if fresh and fresh[1]:
             connection = connections[db_name]
             with transaction.atomic(using=db_name), connection.cursor() as cursor:
                 _restore_seeded(connection, cursor, fresh[1])
