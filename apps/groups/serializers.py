@@ -14,7 +14,7 @@ from apps.groups.models import (
 )
 from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
 from apps.uploads.links import placeholder_thumbnail_url
-from apps.core.pipeline.fields import StrictCharField
+from apps.core.pipeline.fields import CharField, StrictCharField
 
 # ASCII message: it is repeated in the X-Error header (docs/decisions.md: Errors).
 SLUG_VALIDATOR = RegexValidator(r"^[-a-zA-Z0-9_]+\Z", "Use only letters, digits, hyphens and underscores.")
@@ -142,13 +142,13 @@ class GroupListQuery(serializers.Serializer):
     filter = serializers.ChoiceField(choices=FILTERS, required=False, default="all")
     sort = serializers.ChoiceField(choices=SORTS, required=False, default="members",
                                    help_text="Always descending.")
-    search = serializers.CharField(required=False, allow_blank=True, default="", max_length=200,
+    search = CharField(required=False, allow_blank=True, default="", max_length=200,
                                    help_text="Name or description contains (ignoring case).")
 
 
 class GroupThingsQuery(serializers.Serializer):
     sort = serializers.ChoiceField(choices=THING_SORTS, required=False, help_text="Default `newest`; not with `search`.")
-    search = serializers.CharField(required=False, allow_blank=True, default="", max_length=200,
+    search = CharField(required=False, allow_blank=True, default="", max_length=200,
                                    help_text="Name contains; relevance order.")
 
     def validate(self, attrs):

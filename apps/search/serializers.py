@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from apps.core.domain.licenses import THING_LICENSE_CHOICES
+from apps.core.pipeline.fields import CharField
 from apps.search.selectors import AUTOCOMPLETE_DEFAULT, THING_SORTS
 from apps.things.serializers import ThingShortSerializer
 
@@ -64,11 +65,11 @@ class _PostedBeforeField(LenientDateTimeField):
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "maxLength": 120, "example": "replacement-parts"})
-class _CategorySlugField(serializers.CharField):
+class _CategorySlugField(CharField):
     pass
 
 
-class SearchTypeField(serializers.CharField):
+class SearchTypeField(CharField):
     """`type`: the name of a registered search type (apps.search.registry checks it). `only` narrows
     what the OpenAPI document lists, for the endpoints that search one type."""
 
@@ -103,7 +104,7 @@ class SearchQueryInput(serializers.Serializer):
     )
     is_wip = serializers.BooleanField(required=False)
     has_makes = serializers.BooleanField(required=False)
-    material = serializers.CharField(
+    material = CharField(
         required=False, max_length=50, help_text="Things whose print settings name this material (any case), e.g. PETG."
     )
     posted_after = _PostedAfterField(

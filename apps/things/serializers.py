@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.pipeline import versions, wire
-from apps.core.pipeline.fields import StrictCharField
+from apps.core.pipeline.fields import CharField, StrictCharField
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.core.pipeline.api import api_url, site_url
@@ -93,13 +93,13 @@ class FavoriteSerializer(ThingShortSerializer):
 class PrintSettingsSerializer(serializers.Serializer):
     """A Thing's print settings (docs: DECISIONS.md round 3): each key null when unset."""
 
-    printer = serializers.CharField(allow_null=True, max_length=100)
-    material = serializers.CharField(allow_null=True, max_length=50, help_text="e.g. PLA, PETG; a search filter.")
+    printer = CharField(allow_null=True, max_length=100)
+    material = CharField(allow_null=True, max_length=50, help_text="e.g. PLA, PETG; a search filter.")
     layer_height_mm = serializers.FloatField(allow_null=True, min_value=0.01, max_value=5)
     supports = serializers.BooleanField(allow_null=True)
     infill_percent = serializers.FloatField(allow_null=True, min_value=0, max_value=100)
     nozzle_mm = serializers.FloatField(allow_null=True, min_value=0.05, max_value=5)
-    notes = serializers.CharField(allow_null=True, max_length=2000)
+    notes = CharField(allow_null=True, max_length=2000)
 
 
 class PrintSettingsInputSerializer(PrintSettingsSerializer):

@@ -2,7 +2,18 @@
 from rest_framework import serializers
 
 
-class StrictCharField(serializers.CharField):
+class CharField(serializers.CharField):
+    """DRF's CharField with `max_length` counted on the text as sent. DRF trims the surrounding whitespace
+    first and counts what is left, so a value longer than the OpenAPI document's `maxLength` passed when
+    its excess was spaces; the document describes the request, so the request is what is counted."""
+
+    def run_validation(self, data=serializers.empty):
+        if self.max_length is not None and isinstance(data, str) and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().run_validation(data)
+
+
+class StrictCharField(CharField):
     """A string and only a string: DRF's CharField would quietly turn 42 into "42" (the spec's inputs are
     strings, and the OpenAPI document says so; a number is a 400, never converted)."""
 

@@ -1,7 +1,9 @@
 """Pagination (spec §1, docs/decisions.md: Pagination): `page` and `per_page`, a JSON array, a Link header.
 
 Out-of-range values are clamped rather than refused, so a client walking pages never falls off the end;
-values that are not numbers are a 400. Costs one COUNT and one SELECT whatever the page size.
+values that are not numbers are a 400. An empty value is the default (the OpenAPI document's
+`allowEmptyValue`); anything else must be an integer as written in ASCII digits, with an optional sign:
+whitespace, `1_000` or other scripts' digits, which Python's `int()` would take, are not numbers here. Costs one COUNT and one SELECT whatever the page size.
 
 The total only places the `last` link, yet counting a list of ~100,000 Things costs more than the rest of
 the request (make bench). So a list's COUNT looks at no more than LARGE_LIST + 1 rows; only a list longer
@@ -11,6 +13,7 @@ very long list may lag by that long, plus one count.
 """
 import hashlib
 import logging
+import re
 import time
 from collections.abc import Callable
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
@@ -192,13 +195,13 @@ def page_params(query) -> tuple[int, int] | None:
     for name, default in ((LinkHeaderPagination.page_query_param, 1),
                           (LinkHeaderPagination.per_page_query_param, DEFAULT_PER_PAGE)):
         raw = query.get(name)
-        if raw is None or raw.strip() == "":
+        if raw is None or raw == "":
             values.append(default)
             continue
-        try:
-            values.append(int(raw))
-        except ValueError:
+        number = integer_of(raw)
+        if number is None:
             return None
+        values.append(number)
     return max(1, values[0]), _clamp(values[1], 1, MAX_PER_PAGE)
 
 
@@ -211,13 +214,21 @@ def pagination_params_validate(request) -> None:
 
 def _int_param(request, name: str, default: int) -> int:
     raw = request.query_params.get(name)
-    if raw is None or raw.strip() == "":
+    if raw is None or raw == "":
         return default
-    try:
-        return int(raw)
-    except ValueError:
+    number = integer_of(raw)
+    if number is None:
         message = "A valid integer is required."
-        raise ValidationFailed(f"{name}: {message}", errors={name: [message]}) from None
+        raise ValidationFailed(f"{name}: {message}", errors={name: [message]})
+    return number
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def integer_of(raw: str) -> int | None:
+    """The integer a query parameter's text writes, or None when it is not one (module docstring)."""
+    return int(raw) if _INTEGER.fullmatch(raw) else None
 
 
 def _clamp(value: int, low: int, high: int) -> int:

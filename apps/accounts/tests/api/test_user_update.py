@@ -83,6 +83,21 @@ def test_over_long_fields_are_400(api, user, field, limit):
     assert list(body["errors"]) == [field]
 
 
+@pytest.mark.parametrize("field,limit", [("bio", 4000), ("location", 100)])
+@pytest.mark.parametrize("padding", [" ", "\n", "\t"])
+def test_the_limit_counts_the_text_as_sent_its_surrounding_whitespace_included(api, user, field, limit, padding):
+    # The OpenAPI document's maxLength describes the request: a value over it is refused even when what
+    # is left after trimming would fit (a Schemathesis finding); nothing of it is stored.
+    body = assert_error(api.patch("/users/me/", {field: "ab" + padding * (limit - 1)}, format="json"), 400)
+    assert body["errors"] == {field: [f"Ensure this field has no more than {limit} characters."]}
+    user.refresh_from_db()
+    assert user.bio == "Makes things."
+    # At the limit, the surrounding whitespace is trimmed as before.
+    assert api.patch("/users/me/", {field: " ab" + padding * (limit - 3)}, format="json").status_code == 200
+    user.refresh_from_db()
+    assert getattr(user, field) == "ab"
+
+
 @pytest.mark.parametrize("value", [42, ["a"], {"a": 1}, True, None])
 def test_a_non_string_bio_is_400(api, user, value):
     body = assert_error(api.patch("/users/me/", {"bio": value}, format="json"), 400, "VALIDATION_FAILED")
