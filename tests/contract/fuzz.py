@@ -36,6 +36,8 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import environ
+
 from tests import dbtemplate
 from tests.contract import fuzz_coverage
 
@@ -261,17 +263,15 @@ def _recreate_database(url: str) -> None:
     if not name.replace("_", "").isalnum():
         raise SystemExit(f"fuzz: refusing odd database name {name!r}")
     admin_url = urlunsplit(parts._replace(path="/postgres"))
+    template = _test_run_template(parts)
     with psycopg.connect(admin_url, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    template = _test_run_template(parts)
-    if template is None:
-        with psycopg.connect(admin_url, autocommit=True) as connection:
+        if template is None:
             connection.execute(f'CREATE DATABASE "{name}"')
-        return
-    settings_dict, run_id = template
-    with dbtemplate.run_lock(dbtemplate.template_name(settings_dict)):
-        source = dbtemplate.ensure_template(settings_dict, run_id)
-        with psycopg.connect(admin_url, autocommit=True) as connection:
+            return
+        settings_dict, run_id = template
+        with dbtemplate.run_lock(dbtemplate.template_name(settings_dict)):
+            source = dbtemplate.ensure_template(settings_dict, run_id)
             connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
 
 
@@ -283,11 +283,12 @@ def _test_run_template(fuzz_url) -> tuple[dict, str] | None:
     run_id = os.environ.get("THINGYARD_TEST_RUN_ID", "")
     if not run_id:
         return None
-    test = urlsplit(os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/thingyard")
-    if (test.hostname, test.port or 5432) != (fuzz_url.hostname, fuzz_url.port or 5432):
+    # The test settings' own reading of DATABASE_URL (django-environ), and their default.
+    settings_dict = environ.Env.db_url_config(
+        os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/thingyard"
+    )
+    if (settings_dict["HOST"], int(settings_dict["PORT"] or 5432)) != (fuzz_url.hostname, fuzz_url.port or 5432):
         return None
-    settings_dict = {"NAME": test.path.lstrip("/"), "HOST": test.hostname, "PORT": test.port or 5432,
-                     "USER": test.username or "", "PASSWORD": test.password or ""}
     return settings_dict, run_id
 
 

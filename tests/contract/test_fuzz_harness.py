@@ -190,3 +190,55 @@ def test_the_negative_run_leaves_out_only_operations_without_invalid_input(docum
     excluded = {command[i + 1] for i, part in enumerate(command) if part == "--exclude-operation-id"}
     assert excluded == {"tags_retrieve", *fuzz.EXCLUDED_OPERATIONS}
 
+
+
+@pytest.mark.parametrize(
+    "run_id, test_url, expected",
+    [
+        ("", "postgres://postgres@127.0.0.1:5432/thingyard", None),  # run alone: migrated from nothing
+        ("ci-1", "postgres://postgres@127.0.0.1:5432/thingyard", ("thingyard", "postgres", "")),
+        ("ci-1", "postgres://ci:s%40cret@127.0.0.1/suite", ("suite", "ci", "s@cret")),  # the default port
+        ("ci-1", "postgres://postgres@10.0.0.9:5432/thingyard", None),  # another server: nothing to copy
+        ("ci-1", "", ("thingyard", "postgres", "")),  # the test settings' default
+    ],
+)
+def test_the_fuzz_copies_the_test_runs_template_only_on_the_same_server(monkeypatch, run_id, test_url, expected):
+    from urllib.parse import urlsplit
+
+    monkeypatch.setenv("THINGYARD_TEST_RUN_ID", run_id)
+    monkeypatch.setenv("DATABASE_URL", test_url)
+    found = fuzz._test_run_template(urlsplit("postgres://postgres@127.0.0.1:5432/thingyard_fuzz"))
+    if expected is None:
+        assert found is None
+        return
+    assert found is not None
+    settings_dict, found_run = found
+    assert found_run == run_id
+    assert (settings_dict["NAME"], settings_dict["USER"], settings_dict["PASSWORD"]) == expected
+    assert settings_dict["HOST"] == "127.0.0.1" and int(settings_dict["PORT"] or 5432) == 5432
+
+
+@pytest.mark.parametrize("body_cache", [True, False])
+def test_every_paged_list_answers_a_page_number_beyond_any_database_integer(seeded, document, settings, body_cache):
+    # A Schemathesis finding (/popular/?page=5259336424288063324160 was a 500), swept over every GET of
+    # the document that takes `page`, each with the seed's first value for its path parameters: a page
+    # that far is past the end of any list, so it is that list's last page (or its 404), never a 500.
+    from urllib.parse import quote
+
+    if not body_cache:
+        settings.THING_BODY_CACHE_SECONDS = 0
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {seeded['token']}")
+    swept = []
+    for path, item in document["paths"].items():
+        operation = item.get("get")
+        if not operation or not any(p.get("name") == "page" for p in operation.get("parameters", [])):
+            continue
+        for name, values in seeded["path_values"].items():
+            path = path.replace("{" + name + "}", quote(str(values[0]), safe=""))
+        assert "{" not in path, path
+        for page in ("9" * 40, str(2**63)):
+            response = client.get(path, {"page": page, "per_page": "100"})
+            assert response.status_code in (200, 404), (path, page, response.content[:300])
+        swept.append(path)
+    assert len(swept) >= 30 and "/popular/" in swept

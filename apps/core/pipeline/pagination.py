@@ -30,6 +30,11 @@ from apps.core.domain.exceptions import ValidationFailed
 
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
+# A page number past the end of any list (answered as its last page like any page past the end), and the
+# largest whose rows' OFFSET and LIMIT a statement can still take (PostgreSQL's bigint): a view that reads
+# up to a page's end before paginating (/popular/'s candidates, a page read with the token) computes them
+# from the number as asked.
+MAX_PAGE = (2**63 - 1) // MAX_PER_PAGE
 LARGE_LIST = 1000
 COUNT_CACHE_SECONDS = 30
 COUNT_KEEP_SECONDS = 600  # a stale total is still answered while one request counts again
@@ -189,7 +194,7 @@ def link_header(request, number: int, num_pages: int) -> str:
 
 
 def page_params(query) -> tuple[int, int] | None:
-    """(page number as asked, from 1; per_page clamped) from a request's query parameters, as
+    """(page number as asked, from 1 to MAX_PAGE; per_page clamped) from a request's query parameters, as
     LinkHeaderPagination reads them; None when one is not a number (the paginator answers 400)."""
     values = []
     for name, default in ((LinkHeaderPagination.page_query_param, 1),
@@ -202,7 +207,7 @@ def page_params(query) -> tuple[int, int] | None:
         if number is None:
             return None
         values.append(number)
-    return max(1, values[0]), _clamp(values[1], 1, MAX_PER_PAGE)
+    return _clamp(values[0], 1, MAX_PAGE), _clamp(values[1], 1, MAX_PER_PAGE)
 
 
 def pagination_params_validate(request) -> None:
