@@ -2,7 +2,10 @@
 
 spec §7 "Search matches nothing → 404" holds for every one of them, autocomplete included.
 """
+from functools import cache
+
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema
+from rest_framework import serializers
 from rest_framework.response import Response
 from apps.core.pipeline import versions, wire
 from apps.core.pipeline.views import ApiView
@@ -21,6 +24,7 @@ from apps.search.serializers import (
     LibraryThingSerializer,
     SearchAnswer,
     SearchQueryInput,
+    SearchTypeField,
     ThingSearchQueryInput,
 )
 from apps.things.serializers import ThingShortSerializer
@@ -42,9 +46,24 @@ LIBRARY_RESULTS = SearchAnswer(LibraryThingSerializer, "LibrarySearchAnswer")
 
 
 def _parse_query(serializer_class, request) -> dict:
-    """Query parameters through an input serializer; an empty value counts as absent. 400 otherwise."""
-    data = {key: value for key, value in request.query_params.items() if value.strip() != ""}
+    """Query parameters through an input serializer; an empty value counts as absent, and so does
+    whitespace alone in a free-text filter (`category`, `material`: any string is valid there, and nothing
+    is left of it once trimmed). Anywhere else whitespace is a value the serializer refuses (400): a name
+    from a list (`license`, `sort`, `type`), a boolean, a number or a date, as the document writes them."""
+    free_text = _free_text_fields(serializer_class)
+    data = {
+        key: value for key, value in request.query_params.items()
+        if value != "" and not (key in free_text and value.strip() == "")
+    }
     return validated(serializer_class(data=data))
+
+
+@cache
+def _free_text_fields(serializer_class) -> frozenset[str]:
+    return frozenset(
+        name for name, field in serializer_class().fields.items()
+        if isinstance(field, serializers.CharField) and not isinstance(field, SearchTypeField)
+    )
 
 
 def _search_response(request, queryset, serializer_class, *, page_prepare=None, page_info=None) -> Response:
