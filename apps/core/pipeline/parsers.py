@@ -14,6 +14,8 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import DataAndFiles, JSONParser, MultiPartParser
 
 
+_JSON_WHITESPACE = b" \t\n\r"
+
 class MalformedJSON(ParseError):
     error_type = "MALFORMED_JSON"
 
@@ -35,7 +37,9 @@ class LenientJSONParser(JSONParser):
         body = stream.read() if stream is not None else b""
         content_type = media_type or ""  # with its parameters: multipart needs the boundary
         media_type = content_type.split(";")[0].strip().lower()
-        stripped = body.strip()
+        # JSON's own whitespace (RFC 8259: space, tab, LF, CR), not every byte Python calls a space: a form
+        # feed or a vertical tab alone is a body that is not JSON.
+        stripped = body.strip(_JSON_WHITESPACE)
         # An empty body and the literal null mean "no fields" (docs/decisions.md: Requests).
         if not stripped or stripped == b"null":
             return {}
