@@ -29,7 +29,12 @@ from apps.uploads.files.serializers import (
     ImageStateSerializer,
     ImageUpdateInput,
 )
-from apps.uploads.flow.serializers import FLOW, UploadDescriptorSerializer, UploadStartInput
+from apps.uploads.flow.serializers import (
+    FLOW,
+    ThingFileUploadStartInput,
+    UploadDescriptorSerializer,
+    UploadStartInput,
+)
 from apps.uploads.flow.services import upload_descriptor
 
 FILE_PARAM = OpenApiParameter("file_id", int, OpenApiParameter.PATH, description="A file id.")
@@ -59,11 +64,12 @@ class ThingFilesView(ApiView):
 class ThingFileUploadStartView(ApiView):
     @extend_schema(
         parameters=[THING_PARAM],
-        request=UploadStartInput,
+        request=ThingFileUploadStartInput,
         responses=UploadDescriptorSerializer,
         summary="Start uploading a file to own Thing",
-        description=FLOW + " A jpg, jpeg, png, gif or webp name makes a Thing image, anything else a "
-        "Thing file. Another user's Thing: 403; missing: 404.",
+        description=FLOW + " A jpg, jpeg, png, gif or webp name makes a Thing image, another of a Thing's "
+        "file types (docs/uploads.md) a Thing file; any other name is 400. Another user's Thing: 403; "
+        "missing: 404.",
     )
     def post(self, request, thing_id):
         # 404/403 before 400: a caller learns nothing about input rules on someone else's Thing.

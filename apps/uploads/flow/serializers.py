@@ -4,7 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.core.pipeline.fields import StrictCharField
-from apps.uploads.rules import FILENAME_MAX_LENGTH, IMAGE_EXTENSIONS
+from apps.uploads.rules import FILENAME_MAX_LENGTH, IMAGE_EXTENSIONS, THING_FILE_EXTENSIONS
 
 
 # How every upload-start endpoint's OpenAPI description begins.
@@ -29,21 +29,35 @@ def _any_case(text: str) -> str:
     return "".join(f"[{ch.lower()}{ch.upper()}]" if ch.isalpha() else ch for ch in text)
 
 
-# The names the image-only uploads take (services.upload_start: rules.upload_kind_accepts on the name
-# rules.filename_clean leaves): the last path segment ends in `.<image extension>`, any case, and has
-# a character the cleaning keeps (not a space, dot or control character) before it; trailing spaces,
-# dots and control characters are dropped. A JSON Schema pattern (ECMA 262 and Python `re` alike).
-IMAGE_FILENAME_PATTERN = (
-    r"^(?:[\s\S]*[/\\])?[^/\\]*[^\s./\\\x00-\x1f\x7f-\x9f][^/\\]*\.(?:"
-    + "|".join(_any_case(ext) for ext in sorted(IMAGE_EXTENSIONS))
-    + r")[\s.\x00-\x1f\x7f-\x9f]*$"
-)
+def _filename_pattern(extensions) -> str:
+    """The names an upload whose extension must be one of `extensions` takes (services.upload_start: the
+    rule on the name rules.filename_clean leaves): the last path segment ends in `.<extension>`, any case,
+    and has a character the cleaning keeps (not a space, dot or control character) before it; trailing
+    spaces, dots and control characters are dropped. A JSON Schema pattern (ECMA 262 and Python `re` alike)."""
+    return (
+        r"^(?:[\s\S]*[/\\])?[^/\\]*[^\s./\\\x00-\x1f\x7f-\x9f][^/\\]*\.(?:"
+        + "|".join(_any_case(ext) for ext in sorted(extensions))
+        + r")[\s.\x00-\x1f\x7f-\x9f]*$"
+    )
+
+
+# The image-only uploads (rules.upload_kind_accepts), and a Thing's files (rules.thing_file_type_problem:
+# the file types of docs/uploads.md, images included).
+IMAGE_FILENAME_PATTERN = _filename_pattern(IMAGE_EXTENSIONS)
+THING_FILENAME_PATTERN = _filename_pattern(THING_FILE_EXTENSIONS)
 
 
 @extend_schema_field(
     {"type": "string", "minLength": 1, "maxLength": FILENAME_MAX_LENGTH, "pattern": IMAGE_FILENAME_PATTERN}
 )
 class _ImageFilenameField(StrictCharField):
+    pass
+
+
+@extend_schema_field(
+    {"type": "string", "minLength": 1, "maxLength": FILENAME_MAX_LENGTH, "pattern": THING_FILENAME_PATTERN}
+)
+class _ThingFilenameField(StrictCharField):
     pass
 
 
@@ -55,6 +69,18 @@ class ImageUploadStartInput(serializers.Serializer):
         max_length=FILENAME_MAX_LENGTH,
         help_text="An image's name: jpg, jpeg, png, gif or webp (any case). Only its last path segment "
         "is kept; the object key is chosen by the service.",
+    )
+
+
+class ThingFileUploadStartInput(serializers.Serializer):
+    """Documentation of POST /things/{id}/files: the view parses UploadStartInput, and the service refuses
+    a name whose extension is none of a Thing's file types (400)."""
+
+    filename = _ThingFilenameField(
+        max_length=FILENAME_MAX_LENGTH,
+        help_text="The file's name, with the extension of one of a Thing's file types (any case): 3D models "
+        "(stl, 3mf, obj, step...), images, documents (pdf, txt...) or archives (zip...); the pattern lists "
+        "them all. Only its last path segment is kept; the object key is chosen by the service.",
     )
 
 
