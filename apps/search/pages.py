@@ -47,7 +47,13 @@ def find(request):
     types = registry.SEARCH_TYPES
     search_type = types.get(query.get("type") or registry.DEFAULT_TYPE) or types[registry.DEFAULT_TYPE]
     params, problem = _params(search_type, query)
-    results = search_type.search(term=term, viewer=request.user, params=params)
+    try:
+        results = search_type.search(term=term, viewer=request.user, params=params)
+    except ValidationFailed as exc:
+        # A filter only the search itself can judge (a category it finds no such slug for: the API's 400):
+        # said on the page, and the search runs without the filters, as for a value _params refused.
+        params, problem = selectors.SearchParams(), exc.message
+        results = search_type.search(term=term, viewer=request.user, params=params)
     page = paginate(request, results)
     items = list(page)
     # Nothing found for a term with a typo: show what its closest spelling finds, and say so.
