@@ -3,7 +3,8 @@
 Out-of-range values are clamped rather than refused, so a client walking pages never falls off the end;
 values that are not numbers are a 400. An empty value is the default (the OpenAPI document's
 `allowEmptyValue`); anything else must be an integer as written in ASCII digits, with an optional sign:
-whitespace, `1_000` or other scripts' digits, which Python's `int()` would take, are not numbers here. Costs one COUNT and one SELECT whatever the page size.
+whitespace, `1_000` or other scripts' digits, which Python's `int()` would take, are not numbers here.
+Costs one COUNT and one SELECT whatever the page size.
 
 The total only places the `last` link, yet counting a list of ~100,000 Things costs more than the rest of
 the request (make bench). So a list's COUNT looks at no more than LARGE_LIST + 1 rows; only a list longer
