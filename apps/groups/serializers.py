@@ -143,13 +143,13 @@ class GroupListQuery(serializers.Serializer):
     sort = serializers.ChoiceField(choices=SORTS, required=False, default="members",
                                    help_text="Always descending.")
     search = CharField(required=False, allow_blank=True, default="", max_length=200,
-                                   help_text="Name or description contains (ignoring case).")
+                       help_text="Name or description contains (ignoring case).")
 
 
 class GroupThingsQuery(serializers.Serializer):
     sort = serializers.ChoiceField(choices=THING_SORTS, required=False, help_text="Default `newest`; not with `search`.")
     search = CharField(required=False, allow_blank=True, default="", max_length=200,
-                                   help_text="Name contains; relevance order.")
+                       help_text="Name contains; relevance order.")
 
     def validate(self, attrs):
         # spec §4.8: sort is "not supported with search".

@@ -14,7 +14,9 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import DataAndFiles, JSONParser, MultiPartParser
 
 
+# JSON's own whitespace (RFC 8259): what LenientJSONParser trims before it decides a body is empty.
 _JSON_WHITESPACE = b" \t\n\r"
+
 
 class MalformedJSON(ParseError):
     error_type = "MALFORMED_JSON"
