@@ -8,6 +8,8 @@ from pathlib import Path
 
 import gunicorn
 
+from bench.machinecost import machine_costs_line
+
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
 SEED_SECONDS_TARGET = 120.0
@@ -382,6 +384,9 @@ def doc_write(*, targets, checks, seed, scale, settings: dict, info: dict, inpro
         f"Redis {settings['redis']}, gunicorn {info['gunicorn']}",
         f"- Load average when the measurement started: {info['loadavg']} (wrk, gunicorn, PostgreSQL and "
         "Redis share these CPUs, and other work may run on the machine).",
+        *([f"- What it charges (bench/machinecost.py, best of three): {machine_costs_line(info['costs'])}. "
+           "The floor never waits for a server and an API read waits for each once, so the ratios move with "
+           "these figures from one machine to the next."] if info.get("costs") else []),
         "",
         "## In-process checks (Django test client)",
         "",

@@ -30,6 +30,7 @@ from bench import load, seed, words
 from bench.cpu import CpuMeter, one_worker_idle, redis_server_pid
 from bench.drf_baseline import DRF_PREFIX
 from bench.load import LoadResult
+from bench.machinecost import machine_costs, machine_costs_line
 from bench.report import machine
 from bench.server import GunicornServer, ServerConfig
 from bench.urls import FLOOR_PATH
@@ -415,6 +416,9 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
         }
         settings["machine"] = machine()
         redis_pid = redis_server_pid(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+        costs = machine_costs(redis_url=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), redis_pid=redis_pid)
+        settings["machine"]["costs"] = costs
+        print(f"  this machine: {machine_costs_line(costs)}", flush=True)
         meters = {
             name: CpuMeter(server_pgid=server.process.pid, database=_database_name(envs[name]), redis_pid=redis_pid)
             for name, server in servers.items() if server.process is not None

@@ -100,7 +100,9 @@ class SearchQueryInput(serializers.Serializer):
         choices=THING_LICENSE_CHOICES, required=False, help_text="A license code."
     )
     category = _CategorySlugField(
-        required=False, max_length=120, help_text="A category slug; includes its sub-categories."
+        required=False, max_length=120,
+        help_text="A category slug (`GET /categories/` lists them; a category's name reads as its slug); "
+        "includes its sub-categories. A category that does not exist is 400 `VALIDATION_FAILED`.",
     )
     is_wip = serializers.BooleanField(required=False)
     has_makes = serializers.BooleanField(required=False)
