@@ -4,8 +4,9 @@ one round trip to each server, measured before the HTTP targets and reported bes
 The targets are ratios to the floor, which never waits for PostgreSQL or Redis; an API read waits for
 each once. So a ratio moves with what a round trip costs against what Python costs, from one machine to
 the next, with the same code: on 2026-11-29 a fast machine measured a first read at 0.35 of the floor,
-and a machine whose loopback round trips cost the client two to four times as much CPU measured the
-same code at 0.26. These figures tell such machines apart in docs/benchmarks.md.
+and a virtual machine on which a round trip cost up to two or three times as much CPU while its other core
+was idle measured the same code at 0.24-0.27. These figures tell such machines apart in
+docs/benchmarks.md.
 
 The round trips are measured twice: with the machine's other cores idle, and with each of them kept busy
 by a process spinning in a loop. On a virtual machine a core that went idle may cost much more to wake
