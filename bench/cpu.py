@@ -24,6 +24,12 @@ def _ticks(pid: int) -> int | None:
     return int(fields[11]) + int(fields[12])  # utime, stime
 
 
+def process_seconds(pid: int | None) -> float | None:
+    """The CPU seconds (user + system) process `pid` has used so far; None: no pid, or not on this machine."""
+    ticks = _ticks(pid) if pid is not None else None
+    return ticks / _TICK if ticks is not None else None
+
+
 def _group(pgid: int) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):

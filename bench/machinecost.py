@@ -26,32 +26,23 @@ import subprocess
 import sys
 import time
 
+from bench.cpu import process_seconds
+
 ROUNDS = 3
 ROUND_TRIPS = 2000
 LOOP = 2_000_000
-
-
-def _process_cpu(pid: int | None) -> float | None:
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _timed(run, server_pid: int | None, count: int) -> tuple[float, float | None, float]:
     """(client CPU µs, server CPU µs or None, wall µs) per call of `run`, the best of ROUNDS."""
     best: tuple[float, float | None, float] | None = None
     for _ in range(ROUNDS):
-        server0 = _process_cpu(server_pid)
+        server0 = process_seconds(server_pid)
         cpu0, wall0 = time.thread_time(), time.perf_counter()
         for _ in range(count):
             run()
         cpu1, wall1 = time.thread_time(), time.perf_counter()
-        server1 = _process_cpu(server_pid)
+        server1 = process_seconds(server_pid)
         server = (server1 - server0) / count * 1e6 if server0 is not None and server1 is not None else None
         figure = ((cpu1 - cpu0) / count * 1e6, server, (wall1 - wall0) / count * 1e6)
         if best is None or figure[0] < best[0]:

@@ -415,8 +415,9 @@ def http_run(*, config: ServerConfig, concurrency: int, duration: float, warmup:
             for name, env in envs.items()
         }
         settings["machine"] = machine()
-        redis_pid = redis_server_pid(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-        costs = machine_costs(redis_url=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), redis_pid=redis_pid)
+        redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+        redis_pid = redis_server_pid(redis_url)
+        costs = machine_costs(redis_url=redis_url, redis_pid=redis_pid)
         settings["machine"]["costs"] = costs
         print(f"  this machine: {machine_costs_line(costs)}", flush=True)
         meters = {
