@@ -6,9 +6,10 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.urls import reverse
 
+from apps.core.adminkit.sitelink import SitePageAdminMixin
 from apps.core.domain.exceptions import DomainError
 from apps.core.domain.moderation import HideWithReasonAdminMixin
-from apps.things import selectors, services
+from apps.things import rules, selectors, services
 from apps.things.hooks import thing_reindex
 from apps.things.models import Category, Remix, Tag, Thing, ThingTag
 from apps.things.normalize import category_slug, tag_normalize
@@ -47,9 +48,12 @@ MODERATION_FIELDS = ("is_hidden", "hidden_reason", "hidden_at", "hidden_by")
 
 
 @admin.register(Thing)
-class ThingAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+class ThingAdmin(SitePageAdminMixin, HideWithReasonAdminMixin, admin.ModelAdmin):
     def view_on_site(self, obj):
         return reverse("thing-page", args=[obj.pk])
+
+    def site_page_visible(self, viewer, obj) -> bool:
+        return rules.thing_can_view(viewer, obj)  # a draft or a private Thing: its creator's alone
 
     list_display = (
         "name", "creator", "category", "is_published", "is_featured", "like_count",
@@ -216,9 +220,12 @@ class TagAdminForm(forms.ModelForm):
 
 
 @admin.register(Tag)
-class TagAdmin(admin.ModelAdmin):
+class TagAdmin(SitePageAdminMixin, admin.ModelAdmin):
     def view_on_site(self, obj):
         return reverse("browse-tag", args=[obj.name])
+
+    def site_page_visible(self, viewer, obj) -> bool:
+        return selectors.tag_list(viewer=viewer).filter(pk=obj.pk).exists()  # as the page's selectors.tag_get
 
     form = TagAdminForm
     list_display = ("name", "thing_count", "published_count")

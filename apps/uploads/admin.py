@@ -4,6 +4,8 @@ the one action here re-runs the service's own check of pending uploads."""
 from django.contrib import admin, messages
 from django.urls import reverse
 
+from apps.core.adminkit.sitelink import SitePageAdminMixin
+from apps.things import rules as thing_rules
 from apps.uploads.flow import services
 from apps.uploads.models import Image, ThingFile, Upload
 
@@ -42,9 +44,12 @@ class UploadAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ThingFile)
-class ThingFileAdmin(ReadOnlyAdmin):
+class ThingFileAdmin(SitePageAdminMixin, ReadOnlyAdmin):
     def view_on_site(self, obj):
         return reverse("thing-page", args=[obj.thing_id])
+
+    def site_page_visible(self, viewer, obj) -> bool:
+        return thing_rules.thing_can_view(viewer, obj.thing)
 
     list_display = ("id", "name", "thing", "status", "size", "content_type", "download_count", "added")
     list_select_related = ("thing",)
@@ -55,9 +60,13 @@ class ThingFileAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Image)
-class ImageAdmin(ReadOnlyAdmin):
+class ImageAdmin(SitePageAdminMixin, ReadOnlyAdmin):
     def view_on_site(self, obj):
         return reverse("thing-page", args=[obj.thing_id]) if obj.thing_id else reverse("make-page", args=[obj.copy_id])
+
+    def site_page_visible(self, viewer, obj) -> bool:
+        # A make's photo: the make's page (apps.makes, above this app) applies its own rule.
+        return thing_rules.thing_can_view(viewer, obj.thing) if obj.thing_id else True
 
     list_display = ("id", "name", "thing", "copy_id", "status", "size", "rank", "featured", "added")
     list_select_related = ("thing",)

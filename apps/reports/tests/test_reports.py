@@ -1,7 +1,9 @@
 """Reports, the moderators' queue and appeals (issue 26): a member reports, a moderator hides from the
 queue with a reason, the owner is told (message and the Thing's page) and appeals once."""
 
+import re
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from django.test import Client
@@ -168,6 +170,25 @@ def test_the_owner_appeals_once_and_a_granted_appeal_shows_the_thing_again(moder
     assert "Sorry, our mistake." in Message.objects.filter(recipient=thing.creator).latest("id").body
 
 
+def test_staff_see_a_hidden_items_page_without_a_report_link_that_would_lead_nowhere(moderator, thing, user):
+    # Staff still see a hidden Thing, its makes and comments; reporting what is hidden already is refused
+    # (404), so the page offers no link to it. A visible item's link is offered and answers.
+    make = MakeFactory(thing=thing)
+    comment = CommentFactory(thing=thing, user=user)
+    staff = _signed_in(moderator)
+    assert f"/report/thing/{thing.pk}" in staff.get(f"/thing:{thing.pk}").content.decode()
+    assert staff.get(f"/report/thing/{thing.pk}").status_code == 200
+    _hide(moderator, thing)
+    from apps.core.domain.moderation import moderation_hide
+
+    moderation_hide(obj=make, reason="x", by=moderator)
+    moderation_hide(obj=comment, reason="x", by=moderator)
+    page = staff.get(f"/thing:{thing.pk}").content.decode()
+    assert f"/report/thing/{thing.pk}" not in page and f"/report/comment/{comment.pk}" not in page
+    assert f"/report/make/{make.pk}" not in staff.get(f"/make:{make.pk}").content.decode()
+    assert staff.get(f"/report/thing/{thing.pk}").status_code == 404
+
+
 def test_only_the_owner_may_appeal(moderator, thing, user):
     _hide(moderator, thing)
     assert _signed_in(user).post(f"/appeal/thing/{thing.pk}", {"text": "Mine!"}).status_code == 404
@@ -177,16 +198,27 @@ def test_only_the_owner_may_appeal(moderator, thing, user):
 # --- hide and unhide buttons on an item's own admin page ------------------------------------------------
 
 
+def _first_group(pattern: str, page: str) -> str:
+    found = re.search(pattern, page, re.S)
+    assert found is not None, pattern
+    return found[1]
+
+
 def test_the_things_admin_page_hides_and_unhides_it(moderator, thing):
+    # The button and the form are followed as a browser would: their addresses resolved against the page's
+    # own (…/<id>/change/), where a relative "hide/" once named no page.
     admin = _signed_in(moderator)
-    page = admin.get(f"/admin/things/thing/{thing.pk}/change/").content.decode()
-    assert 'href="hide/"' in page
-    assert admin.get(f"/admin/things/thing/{thing.pk}/hide/").status_code == 200
-    admin.post(f"/admin/things/thing/{thing.pk}/hide/", {"reason": "Broken model."})
+    change = f"/admin/things/thing/{thing.pk}/change/"
+    hide = urljoin(change, _first_group(r'<a href="([^"]+)" class="historylink">Hide', admin.get(change).content.decode()))
+    assert hide == f"/admin/things/thing/{thing.pk}/hide/"
+    assert admin.get(hide).status_code == 200
+    admin.post(hide, {"reason": "Broken model."})
     thing.refresh_from_db()
     assert thing.is_hidden and thing.hidden_reason == "Broken model."
-    assert "Unhide" in admin.get(f"/admin/things/thing/{thing.pk}/change/").content.decode()
-    admin.post(f"/admin/things/thing/{thing.pk}/unhide/")
+    page = admin.get(change).content.decode()
+    unhide = urljoin(change, _first_group(r'<form method="post" action="([^"]+)"[^>]*>.*?Unhide</button>', page))
+    assert unhide == f"/admin/things/thing/{thing.pk}/unhide/"
+    admin.post(unhide)
     thing.refresh_from_db()
     assert not thing.is_hidden
 

@@ -46,6 +46,31 @@ def test_the_thing_change_page_keeps_counters_read_only(admin_browser):
     assert "is_featured" not in form.fields and "name" in form.fields
 
 
+def test_view_on_site_is_offered_only_where_the_things_page_answers_for_the_moderator(admin_browser):
+    # A draft's and a private Thing's pages are their creator's alone (rules.thing_can_view); a hidden one's
+    # answers for staff. Each link offered is followed: the page it names answers.
+    published = ThingFactory(is_published=True)
+    hidden = ThingFactory(is_published=True, is_hidden=True)
+    draft = ThingFactory(is_published=False)
+    private = ThingFactory(is_published=True, is_private=True)
+    for thing, offered in ((published, True), (hidden, True), (draft, False), (private, False)):
+        page = admin_browser.get(f"{THINGS}{thing.pk}/change/")
+        assert page.context["has_absolute_url"] is offered, thing
+        assert (f'href="/thing:{thing.pk}"' in page.content.decode()) is offered
+        assert admin_browser.get(f"/thing:{thing.pk}").status_code == (200 if offered else 404)
+
+
+def test_view_on_site_is_offered_for_a_tag_only_while_its_page_exists(admin_browser):
+    tag = Tag.objects.create(name="crawled")
+    thing = ThingFactory(is_published=False)
+    thing.thingtag_set.create(tag=tag, position=0)
+    assert admin_browser.get(f"{TAGS}{tag.pk}/change/").context["has_absolute_url"] is False
+    assert admin_browser.get("/browse/tags/crawled").status_code == 404
+    Thing.objects.filter(pk=thing.pk).update(is_published=True)
+    assert admin_browser.get(f"{TAGS}{tag.pk}/change/").context["has_absolute_url"] is True
+    assert admin_browser.get("/browse/tags/crawled").status_code == 200
+
+
 def test_moderators_cannot_add_things(admin_browser):
     assert admin_browser.get(f"{THINGS}add/").status_code == 403
 

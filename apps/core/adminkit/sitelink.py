@@ -1,0 +1,23 @@
+"""The admin's "View on site" link, shown only where the site's page answers for the person looking.
+
+Django shows the link whenever a model admin names a page (`view_on_site`), whatever the page would
+answer. A moderator is no Thing's creator: a draft's page, a private Thing's, or the page of a tag that
+no Thing a moderator may see carries, is "not found" for them, and the link led there. A model admin
+with this mixin names the rule its page applies (`site_page_visible(viewer, obj)`: the same rule as the
+page's, from the app's rules or selectors), and the link is left out when the rule says no.
+"""
+
+
+class SitePageAdminMixin:
+    def site_page_visible(self, viewer, obj) -> bool:
+        """Whether the site's page of `obj` answers for `viewer` (the admin's user)."""
+        return True
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        response = super().render_change_form(  # type: ignore[misc]
+            request, context, add=add, change=change, form_url=form_url, obj=obj
+        )
+        if obj is not None and response.context_data.get("has_absolute_url") \
+                and not self.site_page_visible(request.user, obj):
+            response.context_data["has_absolute_url"] = False
+        return response

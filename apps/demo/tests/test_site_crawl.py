@@ -1,0 +1,129 @@
+"""Every link the site shows leads somewhere (issue 23's site, checked as a whole).
+
+On the demo's seeded database, a crawler follows every same-site link and form of the pages it can reach
+from the home page, as a visitor, as a signed-in maker and as a moderator (the admin's pages included),
+and checks what a person clicking through would: no page fails (5xx), no link the site prints leads to a
+"not found" or a refusal, and every page of the site is HTML with one `<main>` and one `<h1>`. A redirect
+to another host (a download's signed URL on the object store) is not followed; nor are the admin's
+filter and sorting links (each combination of them is a link: the admin's own code, tested by Django).
+"""
+import os
+import re
+from collections import deque
+from html.parser import HTMLParser
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from apps.demo.services import DEMO_PASSWORD
+
+# One seeded database for the module's tests, on one xdist worker (conftest.py: demo_seeded).
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("demo-seed")]
+
+# Bound on pages a crawl visits: the demo's site has a few hundred; a loop of generated links would
+# otherwise never end.
+MAX_PAGES = int(os.environ.get("SITE_CRAWL_MAX_PAGES", "1500"))
+# Paths that end the crawler's own session or are not pages.
+_SKIPPED = re.compile(r"^/(accounts/logout|logout|static/|media/|admin/logout|admin/jsi18n)")
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links: list[str] = []
+        self.mains = 0
+        self.h1s = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        elif tag == "form" and (attrs.get("method") or "get").lower() == "get" and attrs.get("action"):
+            self.links.append(attrs["action"])
+        elif tag == "main":
+            self.mains += 1
+        elif tag == "h1":
+            self.h1s += 1
+
+
+def crawl(client: Client, start: str = "/") -> tuple[dict[str, int], list[str]]:
+    """(path → status of every page visited, problems found)."""
+    seen: dict[str, int] = {}
+    problems: list[str] = []
+    queue = deque([(start, "(start)")])
+    while queue and len(seen) < MAX_PAGES:
+        path, referrer = queue.popleft()
+        if path in seen:
+            continue
+        response = client.get(path)
+        seen[path] = response.status_code
+        if response.status_code in (301, 302, 303, 307, 308):
+            # A redirect within the site is one more link; one to another host (the object store's signed
+            # URL of a download) is that host's to answer.
+            target = urlsplit(urljoin("http://testserver" + path, response["Location"]))
+            if target.netloc in ("testserver", "") and not _SKIPPED.match(target.path):
+                queue.appendleft((target.path + (f"?{target.query}" if target.query else ""), path))
+            continue
+        if not 200 <= response.status_code < 300:
+            # 202 is a page too: "preparing your download" while the package ZIP is built.
+            problems.append(f"{path} (linked from {referrer}): {response.status_code}")
+            continue
+        if not response.get("Content-Type", "").startswith("text/html"):
+            continue
+        parser = _Links()
+        parser.feed(response.content.decode())
+        final = urlsplit(path).path
+        if not final.startswith("/admin/") and (parser.mains != 1 or parser.h1s != 1):
+            problems.append(f"{path}: {parser.mains} <main>, {parser.h1s} <h1>")
+        for href in parser.links:
+            target = urlsplit(urljoin("http://testserver" + final, href))
+            if target.scheme not in ("http", "https") or target.netloc not in ("testserver", ""):
+                continue
+            if _SKIPPED.match(target.path):
+                continue
+            if target.query and target.path.startswith("/admin/"):
+                continue  # the admin's filters and sorting: every combination of them is a link
+            link = target.path + (f"?{target.query}" if target.query else "")
+            if link not in seen:
+                queue.append((link, path))
+    return seen, problems
+
+
+@pytest.fixture
+def seeded(demo_seeded, s3):
+    """`seed_demo` has run (twice) on this module's database."""
+
+
+def test_a_visitor_meets_no_broken_link(seeded):
+    seen, problems = crawl(Client())
+    assert len(seen) > 20
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_signed_in_maker_meets_no_broken_link(seeded):
+    client = Client()
+    assert client.login(username="demo", password=DEMO_PASSWORD)
+    seen, problems = crawl(client)
+    assert len(seen) > 20
+    assert problems == [], "\n".join(problems)
+
+
+def test_a_moderator_meets_no_broken_link_in_the_admin(seeded):
+    """Every item's own admin page, in each state a moderator meets: hidden, a draft's, a closed account's."""
+    from apps.comments.models import Comment
+    from apps.core.domain.moderation import moderation_hide
+    from apps.groups.models import Group
+    from apps.makes.models import Make
+    from apps.things.models import Thing
+
+    moderator = get_user_model().objects.create_superuser("crawl-moderator", "mod@example.com", "pw-crawl-1")
+    for model in (Thing, Make, Comment, Group):
+        moderation_hide(obj=model.objects.order_by("pk")[0], reason="Crawled hidden.", by=moderator)
+    assert Thing.objects.filter(is_published=False).exists()  # a draft, whose page only its creator sees
+    client = Client()
+    client.force_login(moderator)
+    seen, problems = crawl(client, "/admin/")
+    assert len(seen) > 20
+    assert problems == [], "\n".join(problems)
