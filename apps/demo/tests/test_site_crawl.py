@@ -35,9 +35,14 @@ class _Links(HTMLParser):
         self.links: list[str] = []
         self.mains = 0
         self.h1s = 0
+        self.posts: list[tuple[str, list[str]]] = []  # (action, field names) of each form sent by POST
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if tag == "form" and (attrs.get("method") or "").lower() == "post":
+            self.posts.append((attrs.get("action") or "", []))
+        elif tag in ("input", "textarea", "select") and attrs.get("name") and self.posts:
+            self.posts[-1][1].append(attrs["name"])
         if tag == "a" and attrs.get("href"):
             self.links.append(attrs["href"])
         elif tag == "form" and (attrs.get("method") or "get").lower() == "get" and attrs.get("action"):
@@ -48,8 +53,9 @@ class _Links(HTMLParser):
             self.h1s += 1
 
 
-def crawl(client: Client, start: str = "/") -> tuple[dict[str, int], list[str]]:
-    """(path → status of every page visited, problems found)."""
+def crawl(client: Client, start: str = "/", forms: dict | None = None) -> tuple[dict[str, int], list[str]]:
+    """(path → status of every page visited, problems found). `forms`, when given, receives each form
+    sent by POST: its address → its fields' names."""
     seen: dict[str, int] = {}
     problems: list[str] = []
     queue = deque([(start, "(start)")])
@@ -77,6 +83,10 @@ def crawl(client: Client, start: str = "/") -> tuple[dict[str, int], list[str]]:
         final = urlsplit(path).path
         if not final.startswith("/admin/") and (parser.mains != 1 or parser.h1s != 1):
             problems.append(f"{path}: {parser.mains} <main>, {parser.h1s} <h1>")
+        if forms is not None:
+            for action, fields in parser.posts:
+                target = urlsplit(urljoin("http://testserver" + final, action or final))
+                forms.setdefault(target.path + (f"?{target.query}" if target.query else ""), fields)
         for href in parser.links:
             target = urlsplit(urljoin("http://testserver" + final, href))
             if target.scheme not in ("http", "https") or target.netloc not in ("testserver", ""):
@@ -108,6 +118,37 @@ def test_a_signed_in_maker_meets_no_broken_link(seeded):
     seen, problems = crawl(client)
     assert len(seen) > 20
     assert problems == [], "\n".join(problems)
+
+
+# What no form of the site sends, each in every field at once: a number too large for any column, a value
+# longer than any field allows, a sign, markup. The site's own forms only; not the crawler's sign-out.
+_BAD_VALUES = ["9" * 40, "x" * 3000, "-1", "<b>"]
+
+
+def test_a_makers_forms_refuse_what_no_form_sends_without_failing(seeded):
+    """Every form a maker's pages hold, sent empty and with values no form sends: an answer for each
+    (the form again with its errors, a redirect, a refusal), never a failure (5xx) (issue 23: bad input
+    gets a clear error). Sending them changes the maker's data only inside this test's transaction."""
+    client = Client()
+    assert client.login(username="demo", password=DEMO_PASSWORD)
+    forms: dict[str, list[str]] = {}
+    crawl(client, forms=forms)
+    forms = {action: fields for action, fields in forms.items() if not _ENDS_SESSION.match(urlsplit(action).path)}
+    assert len(forms) > 40
+    failures = []
+    for action, fields in sorted(forms.items()):
+        fields = [name for name in fields if name != "csrfmiddlewaretoken"]
+        for body in ({}, *({name: value for name in fields} for value in _BAD_VALUES)):
+            response = client.post(action, body)
+            if response.status_code >= 500:
+                failures.append(f"POST {action} {sorted(body)[:4]}…: {response.status_code}")
+            if "_auth_user_id" not in client.session:  # a form that signs out (a password change): back in
+                assert client.login(username="demo", password=DEMO_PASSWORD)
+    assert failures == [], "\n".join(failures)
+
+
+# Forms that end the crawler's session for good (signing out, closing the account) are left out.
+_ENDS_SESSION = re.compile(r"^/(accounts/logout|logout|account/close)")
 
 
 def test_a_moderator_meets_no_broken_link_in_the_admin(seeded):
