@@ -8,7 +8,9 @@ HTML renderer, `require_POST`-style decorators, class views without `get`) or li
 the reason. A new page pattern without an entry fails test_every_page_pattern_has_a_walk.
 
 axe-core comes from the npm registry (package.json devDependency, node_modules/axe-core/axe.min.js) and
-is injected into each page; a page passes with no violation of impact "serious" or "critical".
+is injected into each page; a page passes with no violation of impact "serious" or "critical", and with
+nothing broken on the way: no script error, no error its scripts log, no file of the site's own (script,
+stylesheet, image, model) answered with an error.
 Django's admin (/admin/) is not one of Thingyard's own templates and is not walked.
 
 One browser, one context per role (a visitor and a signed-in member), no sleeps: each page is checked
@@ -328,12 +330,21 @@ def test_axe_finds_nothing_serious_on_any_site_page(
     pages = {"visitor": visitor(viewport=VIEWPORT), "member": signed_in(site_data["ada"], viewport=VIEWPORT)}
     failures = []
     walked = []
+    # What else a person would meet on each page: a script that fails, an error the page's scripts log, a
+    # file of the page's own (a script, a stylesheet, an image, a model) the server refuses or fails.
+    broken: list[str] = []
+    for page in pages.values():
+        page.on("pageerror", lambda error: broken.append(f"script error: {error}"))
+        page.on("console", lambda message: _console_error(message, broken))
+        page.on("requestfinished", lambda request: _own_file_refused(request, live_server.url, broken))
+        page.on("requestfailed", lambda request: broken.append(f"{request.url}: {request.failure}"))
     only = {n for n in os.environ.get("THINGYARD_A11Y_PAGES", "").split(",") if n}  # while fixing one page
     for name, (role, address, status) in {**PAGES, **EXTRA_PAGES}.items():
         if only and name not in only:
             continue
         page = pages[role]
         url = live_server.url + address(site_data)
+        broken.clear()
         response = page.goto(url)
         if (
             response is None
@@ -365,6 +376,10 @@ def test_axe_finds_nothing_serious_on_any_site_page(
         walked.append(name)
         if violations:
             failures.append(f"{name} ({address(site_data)}):\n{describe(violations)}")
+        # The page's own status, when it is expected to be an error, is logged by the browser too.
+        met = [line for line in broken if not (status >= 400 and f"status of {status}" in line)]
+        if met:
+            failures.append(f"{name} ({address(site_data)}): " + "; ".join(met))
     # The header's names, wide and on a phone (where the words are hidden from sight only).
     member = pages["member"]
     for width in (1100, 390):
@@ -376,8 +391,22 @@ def test_axe_finds_nothing_serious_on_any_site_page(
         violations = axe_violations(member)
         if violations:
             failures.append(f"index at {width} px, signed in:\n{describe(violations)}")
-    assert not failures, "axe found serious or critical violations:\n" + "\n".join(failures)
+    assert not failures, "axe's serious or critical violations, or what broke on the page:\n" + "\n".join(failures)
     assert only or len(walked) == len(PAGES) + len(EXTRA_PAGES)
+
+
+def _console_error(message, broken: list[str]) -> None:
+    if message.type == "error":
+        broken.append(f"console: {message.text}")
+
+
+def _own_file_refused(request, origin: str, broken: list[str]) -> None:
+    """A request of the page to the site itself (not the document: its status is the walk's to check)
+    that was answered with an error."""
+    response = request.response()
+    if response is not None and response.status >= 400 and request.url.startswith(origin) \
+            and request.resource_type != "document":
+        broken.append(f"{request.method} {request.url}: {response.status}")
 
 
 def settled_scroll(page) -> float:
