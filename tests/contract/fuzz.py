@@ -1,6 +1,9 @@
 """`make fuzz`: Schemathesis against a live Thingyard, checking the API against its own OpenAPI document.
 
-    python -m tests.contract.fuzz [--max-examples N] [--seed S] [--keep-db] [-- extra schemathesis args]
+    python -m tests.contract.fuzz [--max-examples N] [--seed S] [--keep-db] [--wire-version V] [-- extra args]
+
+`--wire-version thingiverse` checks that wire version instead (apps.core.pipeline.wire): its own document
+(/openapi.json?version=thingiverse), every request sent with `Thingyard-Version: thingiverse`.
 
 What it does, all on loopback and free ports, every process stopped on exit:
 1. recreates the database `thingyard_fuzz` (FUZZ_DATABASE_URL) from scratch and migrates it, so every run
@@ -132,7 +135,7 @@ def main(argv=None) -> int:
             )
         )
         _wait_for_http(f"{base}/healthz")
-        document = _document(base)
+        document = _document(base, args.wire_version)
         statuses = []
         for name, mode, suffix in _runs(args):
             config = _write_config(seeded, document, negative=mode == "negative", suffix=suffix)
@@ -173,6 +176,9 @@ def _parse_args(argv):
     parser.add_argument("--negative-workers", type=int, default=NEGATIVE_WORKERS, help="the negative run's")
     parser.add_argument(
         "--keep-db", action="store_true", help="reuse the database as it is (faster, not reproducible)"
+    )
+    parser.add_argument(
+        "--wire-version", help="a wire version (apps.core.pipeline.wire): its document, every request asking for it"
     )
     parser.add_argument("extra", nargs="*", help="more schemathesis arguments (after --)")
     return parser.parse_args(argv)
@@ -215,6 +221,7 @@ def _schemathesis_command(args, base: str, token: str, config: Path, *, mode: st
         "--max-examples", str(args.max_examples),
         "--workers", str(args.negative_workers if mode == "negative" else args.workers),
         "--header", f"Authorization: Bearer {token}",
+        *(["--header", f"Thingyard-Version: {args.wire_version}"] if args.wire_version else []),
         "--request-timeout", "30",
         "--no-color",
         "--report", "junit,json",
@@ -237,8 +244,9 @@ def _schemathesis_command(args, base: str, token: str, config: Path, *, mode: st
     return command + list(args.extra)
 
 
-def _document(base: str) -> dict:
-    with urllib.request.urlopen(f"{base}/openapi.json", timeout=30) as response:
+def _document(base: str, version: str | None = None) -> dict:
+    query = f"?version={version}" if version else ""
+    with urllib.request.urlopen(f"{base}/openapi.json{query}", timeout=30) as response:
         document = json.load(response)
     (OUT / "openapi.json").write_text(json.dumps(document, indent=1))
     return document
