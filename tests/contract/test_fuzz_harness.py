@@ -178,6 +178,16 @@ def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, docu
     assert command[command.index("--workers") + 1] == "1"
 
 
+def test_a_wire_version_run_asks_for_that_version_in_every_request():
+    headers = lambda command: [command[i + 1] for i, part in enumerate(command) if part == "--header"]  # noqa: E731
+    plain = fuzz._schemathesis_command(fuzz._parse_args([]), "http://x", "t", fuzz.OUT / "c.toml")
+    assert headers(plain) == ["Authorization: Bearer t"]
+    versioned = fuzz._schemathesis_command(
+        fuzz._parse_args(["--wire-version", "thingiverse"]), "http://x", "t", fuzz.OUT / "c.toml"
+    )
+    assert headers(versioned) == ["Authorization: Bearer t", "Thingyard-Version: thingiverse"]
+
+
 def test_the_negative_run_leaves_out_only_operations_without_invalid_input(document):
     assert fuzz.nothing_to_break(document) == {
         "categories_retrieve", "tags_retrieve", "users_retrieve", "users_destroy",
