@@ -15,7 +15,8 @@ def demo_seeded(django_db_setup, django_db_blocker, _object_store):
     hundred ordinary tests, which each of these tests used to spend again on a fresh database. Each test
     still runs `seed_demo`/`demo_seed()` where it did (the later runs find the rows and the stored objects
     and add nothing), and reads or changes the seeded rows only inside its own savepoint. The modules
-    that use it are one xdist group (`demo-seed`), so one worker seeds each module once."""
+    that use it each keep their tests in one xdist group (`demo-seed`, `site-crawl`), so one worker seeds each
+    module once; two groups can run on two workers at once."""
     from django.core.management import call_command
     from django.db import transaction
 

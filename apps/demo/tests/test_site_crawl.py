@@ -19,8 +19,9 @@ from django.test import Client
 
 from apps.demo.services import DEMO_PASSWORD
 
-# One seeded database for the module's tests, on one xdist worker (conftest.py: demo_seeded).
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("demo-seed")]
+# One seeded database for the module's tests, on one xdist worker (conftest.py: demo_seeded); a group of its
+# own, so it runs beside the other seeded modules' group rather than after them.
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("site-crawl")]
 
 # Bound on pages a crawl visits: the demo's site has a few hundred; a loop of generated links would
 # otherwise never end.
