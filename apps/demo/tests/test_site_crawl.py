@@ -148,13 +148,21 @@ def test_a_signed_in_maker_meets_no_broken_link_and_no_form_fails(seeded):
     """The maker's crawl; then every kind of form the maker's pages hold (a few of each URL pattern), sent
     empty and with values no form sends: an answer for each (the form again with its errors, a redirect, a
     refusal), never a failure (5xx) (issue 23: bad input gets a clear error). Sending them changes the
-    maker's data only inside this test's transaction, after the crawl."""
+    maker's data only inside this test's transaction, after the crawl. One of the maker's Things is hidden
+    by a moderator first: its creator still sees it, with why, and the appeal's page and form."""
+    from apps.core.domain.moderation import moderation_hide
+    from apps.things.models import Thing
+
+    moderator = get_user_model().objects.create_superuser("crawl-moderator", "mod@example.com", "pw-crawl-1")
+    hidden = Thing.objects.filter(creator__username="demo", is_published=True).order_by("pk")[0]
+    moderation_hide(obj=hidden, reason="Crawled hidden.", by=moderator)
     client = Client()
     assert client.login(username="demo", password=DEMO_PASSWORD)
     forms: dict[str, list[str]] = {}
     seen, problems = crawl(client, forms=forms)
     assert len(seen) > 20
     assert problems == [], "\n".join(problems)
+    assert seen.get(f"/appeal/thing/{hidden.pk}") == 200
     per_pattern: Counter = Counter()
     sent: dict[str, list[str]] = {}
     for action, fields in sorted(forms.items()):
