@@ -290,6 +290,22 @@ def test_the_dashboard_shows_apps_in_review_hidden_content_and_failing_endpoints
     assert f"application__id__exact={gone.pk}" in failing
 
 
+def test_the_dashboards_hidden_items_link_to_the_site_only_where_the_page_answers(superuser_client, db):
+    # A hidden Thing's page still answers for staff; a hidden draft's is its creator's alone (the admin's
+    # "View on site" rule: apps.core.adminkit.sitelink).
+    moderator = UserFactory(is_staff=True)
+    published = ThingFactory(name="Hidden Published", is_published=True)
+    draft = ThingFactory(name="Hidden Draft", is_published=False)
+    for thing in (published, draft):
+        moderation_hide(obj=thing, reason="Crawled.", by=moderator)
+    html = superuser_client.get(reverse("moderation-dashboard")).content.decode()
+    hidden = html[html.index('id="panel-hidden"'):]
+    rows = {name: hidden[hidden.index(name):].split("</tr>", 1)[0] for name in ("Hidden Published", "Hidden Draft")}
+    assert f'href="{reverse("thing-page", args=[published.pk])}">View on site' in rows["Hidden Published"]
+    assert "View on site" not in rows["Hidden Draft"]
+    assert superuser_client.get(reverse("thing-page", args=[draft.pk])).status_code == 404
+
+
 def test_the_dashboard_is_for_staff_and_shows_only_what_they_may_view(world):
     moderation_hide(obj=world["thing"], reason="spam", by=None)
     anonymous = Client()

@@ -18,6 +18,7 @@ from django.contrib import admin
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 
+from apps.core.adminkit.sitelink import site_url_for
 from apps.core.domain.moderation import Moderated
 
 RECENT_HIDDEN = 20
@@ -81,7 +82,7 @@ def hidden_recent(*, user, site=None, limit: int = RECENT_HIDDEN) -> list[Row]:
                 url=_admin_change_url(obj) or "",
                 detail=f"{obj.hidden_reason} (hidden by {moderator})",
                 when=obj.hidden_at,
-                site_url=model_admin.get_view_on_site_url(obj),
+                site_url=site_url_for(model_admin, user, obj),
             ))
     rows.sort(key=lambda row: (row.when is not None, row.when), reverse=True)
     return rows[:limit]

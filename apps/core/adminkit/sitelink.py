@@ -4,8 +4,22 @@ Django shows the link whenever a model admin names a page (`view_on_site`), what
 answer. A moderator is no Thing's creator: a draft's page, a private Thing's, or the page of a tag that
 no Thing a moderator may see carries, is "not found" for them, and the link led there. A model admin
 with this mixin names the rule its page applies (`site_page_visible(viewer, obj)`: the same rule as the
-page's, from the app's rules or selectors), and the link is left out when the rule says no.
+page's, from the app's rules or selectors), and the link is left out when the rule says no: on the item's
+own admin page, and in the moderators' dashboard (`site_url_for`).
 """
+
+
+def site_url_for(model_admin, viewer, obj) -> str | None:
+    """The site's page of `obj` as `model_admin` names it, when that page answers for `viewer`; else None."""
+    url = model_admin.get_view_on_site_url(obj)
+    if url is None or not model_admin_site_page_visible(model_admin, viewer, obj):
+        return None
+    return url
+
+
+def model_admin_site_page_visible(model_admin, viewer, obj) -> bool:
+    rule = getattr(model_admin, "site_page_visible", None)
+    return True if rule is None else bool(rule(viewer, obj))
 
 
 class SitePageAdminMixin:
