@@ -178,6 +178,15 @@ def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, docu
     assert command[command.index("--workers") + 1] == "1"
 
 
+def test_only_bodies_of_jsons_own_whitespace_are_left_out_of_generation():
+    from tests.contract import fuzz_hooks
+
+    for body in ("\n", b" \t\r\n", "  "):
+        assert fuzz_hooks.json_whitespace_only(body)
+    for other in ("", b"", "\f", "\x0b\n", " {} ", {"note": " "}, None, b"\n\x00"):
+        assert not fuzz_hooks.json_whitespace_only(other)
+
+
 def test_a_wire_version_run_asks_for_that_version_in_every_request():
     headers = lambda command: [command[i + 1] for i, part in enumerate(command) if part == "--header"]  # noqa: E731
     plain = fuzz._schemathesis_command(fuzz._parse_args([]), "http://x", "t", fuzz.OUT / "c.toml")
