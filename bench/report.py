@@ -97,6 +97,9 @@ RATIOS = [
     Ratio("first_read_detail_vs_floor", "detail_cold", "floor", "throughput", ">=", 0.4),
     Ratio("first_read_list_vs_floor", "list_cold", "floor", "throughput", ">=", 0.2),
     Ratio("warm_detail_vs_floor", "detail", "floor", "throughput", ">=", 0.6),
+    # Reported, no target: what the two waits of every API read alone leave of the floor (bench.views.floor_waits).
+    Ratio("floor_waits_vs_floor", "floor_waits", "floor", "throughput"),
+    Ratio("floor_waits_cpu_vs_floor", "floor_waits", "floor", "per_cpu_second"),
     # The same three by CPU per request (bench.cpu): what the throughput ratio tends to on a quiet machine
     # with its cores busy, and much steadier between rounds on a shared one. Reported, not targets.
     Ratio("first_read_detail_cpu_vs_floor", "detail_cold", "floor", "per_cpu_second"),

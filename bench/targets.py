@@ -33,7 +33,7 @@ from bench.load import LoadResult
 from bench.machinecost import machine_costs, machine_costs_line
 from bench.report import machine
 from bench.server import GunicornServer, ServerConfig
-from bench.urls import FLOOR_PATH
+from bench.urls import FLOOR_PATH, FLOOR_WAITS_PREFIX
 from bench.views import synthetic_payload
 
 BENCH_USERNAME = "benchclient"
@@ -171,6 +171,9 @@ def targets_choose(*, token: str, workdir: Path, scale: bool) -> tuple[dict[str,
     drf_search = [f"{DRF_PREFIX}search/{quote(t)}/" for t in words.SEARCH_TERMS]
     targets = {
         "floor": Target("floor", "floor (plain Django JSON view)", "main", [FLOOR_PATH]),
+        # Issue 24: the floor with the two round trips every API read makes (bench.views.floor_waits).
+        "floor_waits": Target("floor_waits", "floor + a Redis and a PostgreSQL wait", "main",
+                              [f"{FLOOR_WAITS_PREFIX}{i}/" for i in ids]),
         "detail": Target("detail", "GET /things/{id}/", "main", [f"/things/{i}/" for i in ids]),
         "detail_drf": Target("detail_drf", "DRF baseline: detail", "main", [f"{DRF_PREFIX}{i}/" for i in ids]),
         "list": Target("list", f"{LIST_PER_PAGE}-item list", "main", []),

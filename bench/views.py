@@ -35,3 +35,24 @@ def _dumps(data) -> bytes:
 
 def floor(request):
     return JsonResponse(floor_payload(), json_dumps_params={"separators": (",", ":"), "ensure_ascii": False})
+
+
+# The rate-limit bucket the floor with waits counts in (never the API's: its limit is lifted in the bench).
+FLOOR_WAITS_BUCKET = "bench:floor-waits"
+
+
+def floor_waits(request, thing_id: int):
+    """The floor plus the two round trips every API read makes and the floor never does (issue 24): one
+    count in Redis as the rate limit counts (apps.core.pipeline.ratelimit, the same script on the thread's
+    kept connection) and one statement in PostgreSQL reading the Thing's version, as the kept body's check
+    reads it. Nothing else: no authentication, no DRF, the floor's body. Its ratio to the floor is what
+    the waits alone leave of the floor's throughput, the ceiling of any read that makes them."""
+    from django.db import connection
+
+    from apps.core.pipeline.ratelimit import rate_limit_hit
+
+    rate_limit_hit(FLOOR_WAITS_BUCKET)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version FROM things_thing WHERE id = %s", [thing_id])
+        cursor.fetchone()
+    return floor(request)
