@@ -78,7 +78,7 @@ def crawl(client: Client, start: str = "/", forms: dict | None = None) -> tuple[
             # URL of a download) is that host's to answer.
             target = urlsplit(urljoin("http://testserver" + path, response["Location"]))
             if target.netloc in ("testserver", "") and not _SKIPPED.match(target.path):
-                queue.appendleft((target.path + (f"?{target.query}" if target.query else ""), path))
+                queue.appendleft((_local(target), path))
             continue
         if not 200 <= response.status_code < 300:
             # 202 is a page too: "preparing your download" while the package ZIP is built.
@@ -94,7 +94,7 @@ def crawl(client: Client, start: str = "/", forms: dict | None = None) -> tuple[
         if forms is not None:
             for action, fields in parser.posts:
                 target = urlsplit(urljoin("http://testserver" + final, action or final))
-                forms.setdefault(target.path + (f"?{target.query}" if target.query else ""), fields)
+                forms.setdefault(_local(target), fields)
         for href in parser.links:
             target = urlsplit(urljoin("http://testserver" + final, href))
             if target.scheme not in ("http", "https") or target.netloc not in ("testserver", ""):
@@ -103,7 +103,7 @@ def crawl(client: Client, start: str = "/", forms: dict | None = None) -> tuple[
                 continue
             if target.query and target.path.startswith("/admin/"):
                 continue  # the admin's filters and sorting: every combination of them is a link
-            link = target.path + (f"?{target.query}" if target.query else "")
+            link = _local(target)
             if link in queued:
                 continue
             pattern = _pattern(target.path)
@@ -116,6 +116,11 @@ def crawl(client: Client, start: str = "/", forms: dict | None = None) -> tuple[
     return seen, problems
 
 
+def _local(url) -> str:
+    """A split URL of the site as the crawler requests it: its path and query."""
+    return url.path + (f"?{url.query}" if url.query else "")
+
+
 def _pattern(path: str) -> str | None:
     """The URL pattern that answers `path` (with or without its trailing slash, as the site answers
     both), or None."""
@@ -126,6 +131,10 @@ def _pattern(path: str) -> str | None:
             continue
         return match.route
     return None
+
+
+def _moderator():
+    return get_user_model().objects.create_superuser("crawl-moderator", "mod@example.com", "pw-crawl-1")
 
 
 @pytest.fixture
@@ -142,6 +151,10 @@ def test_a_visitor_meets_no_broken_link(seeded):
 # What no form of the site sends, each in every field at once: a number too large for any column, a value
 # longer than any field allows, a sign, markup. The site's own forms only; not the crawler's sign-out.
 _BAD_VALUES = ["9" * 40, "x" * 3000, "-1", "<b>"]
+# Forms of one URL pattern sent (the comment form of each Thing is one kind of form).
+FORMS_PER_PATTERN = 3
+# Forms that end the crawler's session for good (signing out, closing the account) are left out.
+_ENDS_SESSION = re.compile(r"^/(accounts/logout|logout|account/close)")
 
 
 def test_a_signed_in_maker_meets_no_broken_link_and_no_form_fails(seeded):
@@ -153,7 +166,7 @@ def test_a_signed_in_maker_meets_no_broken_link_and_no_form_fails(seeded):
     from apps.core.domain.moderation import moderation_hide
     from apps.things.models import Thing
 
-    moderator = get_user_model().objects.create_superuser("crawl-moderator", "mod@example.com", "pw-crawl-1")
+    moderator = _moderator()
     hidden = Thing.objects.filter(creator__username="demo", is_published=True).order_by("pk")[0]
     moderation_hide(obj=hidden, reason="Crawled hidden.", by=moderator)
     client = Client()
@@ -169,8 +182,9 @@ def test_a_signed_in_maker_meets_no_broken_link_and_no_form_fails(seeded):
         path = urlsplit(action).path
         if _ENDS_SESSION.match(path):
             continue
-        per_pattern[_pattern(path) or path] += 1
-        if per_pattern[_pattern(path) or path] <= FORMS_PER_PATTERN:
+        kind = _pattern(path) or path
+        per_pattern[kind] += 1
+        if per_pattern[kind] <= FORMS_PER_PATTERN:
             sent[action] = fields
     assert len(sent) > 30
     failures = []
@@ -185,12 +199,6 @@ def test_a_signed_in_maker_meets_no_broken_link_and_no_form_fails(seeded):
     assert failures == [], "\n".join(failures)
 
 
-# Forms of one URL pattern sent (the comment form of each Thing is one kind of form).
-FORMS_PER_PATTERN = 3
-# Forms that end the crawler's session for good (signing out, closing the account) are left out.
-_ENDS_SESSION = re.compile(r"^/(accounts/logout|logout|account/close)")
-
-
 def test_a_moderator_meets_no_broken_link_in_the_admin(seeded):
     """Every item's own admin page, in each state a moderator meets: hidden, a draft's, a closed account's."""
     from apps.comments.models import Comment
@@ -199,7 +207,7 @@ def test_a_moderator_meets_no_broken_link_in_the_admin(seeded):
     from apps.makes.models import Make
     from apps.things.models import Thing
 
-    moderator = get_user_model().objects.create_superuser("crawl-moderator", "mod@example.com", "pw-crawl-1")
+    moderator = _moderator()
     for model in (Thing, Make, Comment, Group):
         moderation_hide(obj=model.objects.order_by("pk")[0], reason="Crawled hidden.", by=moderator)
     assert Thing.objects.filter(is_published=False).exists()  # a draft, whose page only its creator sees
