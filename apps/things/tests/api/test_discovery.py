@@ -75,6 +75,18 @@ def test_popular_ignores_likes_older_than_30_days(api):
     assert _ids(api.get("/popular/")) == [recent.pk, newest_quiet.pk, old_favourite.pk]
 
 
+def test_popular_counts_only_the_windows_likes_of_a_thing_liked_in_and_before_it(api):
+    # The window's likes are joined and counted per Thing: old likes beside recent ones count for nothing,
+    # and a Thing with no like at all is still ranked (by its lifetime part).
+    mixed = ThingFactory()
+    _like(mixed, days_ago=2, count=2)  # 2 × 10 = 20; its 3 old likes would make it 50
+    _like(mixed, days_ago=45, count=3)
+    downloaded = ThingFactory(download_count=25)
+    unliked = ThingFactory(download_count=15)
+    assert _ids(api.get("/popular/")) == [downloaded.pk, mixed.pk, unliked.pk]
+    assert _ids(api.get("/popular/", {"per_page": 1, "page": 2})) == [mixed.pk]
+
+
 def test_popular_breaks_ties_by_newest_then_id(api):
     first, second, third = ThingFactory.create_batch(3, download_count=5)
     Thing.objects.filter(pk__in=[second.pk, third.pk]).update(added=first.added)
