@@ -67,6 +67,21 @@ def _with_pictures(qs: QuerySet, *, only: tuple[str, ...] | None = None) -> Quer
     return qs.only(*only, *images.fields) if only is not None else qs.defer(*images.deferred)
 
 
+# What a Thing's body shows of its creator (the user summary, apps.accounts.serializers.UserSummarySerializer):
+# the detail statement loads only these columns of the creator's row. The rest (the password hash, the e-mail
+# address, the profile, the notification settings) stays in the database and never travels with a Thing's
+# read. A write's statement (detail=False) loads the whole row: a like or a comment notifies the creator by
+# their settings.
+CREATOR_SHOWN_FIELDS = ("id", "username", "first_name", "last_name", "avatar")
+
+
+def _creator_unshown() -> tuple[str, ...]:
+    return tuple(
+        f"creator__{field.name}" for field in Thing._meta.get_field("creator").related_model._meta.concrete_fields
+        if field.name not in CREATOR_SHOWN_FIELDS
+    )
+
+
 def thing_queryset(*, viewer) -> QuerySet:
     """Things with what their serializers read, in one query (+1 for tags when prefetched)."""
     uid = viewer_id(viewer)
@@ -166,7 +181,7 @@ def _thing_get_queryset(key, thing_id, uid=None) -> QuerySet:
     viewer = None if anonymous else StandInViewer(uid, is_staff=staff)
     qs = thing_queryset(viewer=viewer)
     if detail:
-        qs = _with_detail_counts(_with_tag_names(qs))
+        qs = _with_detail_counts(_with_tag_names(qs.defer(*_creator_unshown())))
     return qs.filter(visible_q(viewer), pk=thing_id).order_by("pk")[:1]
 
 

@@ -70,3 +70,26 @@ def test_query_count(api, other_user, django_assert_num_queries):
         response = api.get(f"/things/{thing.pk}/")
     assert response.status_code == 200
     assert response.json()["tag_names"] == ["a", "b", "c"]
+
+
+def test_a_things_read_leaves_its_creators_private_columns_in_the_database(api, other_user):
+    # The creator as the body shows it (selectors.CREATOR_SHOWN_FIELDS): the password hash, the e-mail address
+    # and the profile never travel with a Thing, and the body is complete without a query for them.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.things import selectors
+
+    thing = ThingFactory(creator=other_user)
+    api.get("/users/me/")  # warm-up: the once-per-5-minutes last_active write
+    with CaptureQueriesContext(connection) as queries:
+        response = api.get(f"/things/{thing.pk}/")
+    assert response.status_code == 200
+    assert response.json()["creator"]["name"] == other_user.username
+    statements = " ".join(query["sql"] for query in queries.captured_queries)
+    assert '"accounts_user"."username"' in statements  # the creator's join
+    for column in ("password", "email", "bio", "location", "notify_email"):
+        assert f'"accounts_user"."{column}"' not in statements
+    creator = selectors.thing_get_for_viewer(thing.pk, viewer=None).creator
+    assert {"password", "email"} <= creator.get_deferred_fields()
+    assert creator.email == other_user.email  # still there when some code asks (one query)
