@@ -7,11 +7,12 @@ from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from apps.accounts import services
+from apps.accounts import selectors, services
 from apps.accounts.forms import SuspendForm
 from apps.accounts.models import Follow, Message, User
 from apps.core.adminkit.readonly import ReadOnlyAdmin
-from apps.core.domain.exceptions import DomainError
+from apps.core.adminkit.sitelink import SitePageAdminMixin
+from apps.core.domain.exceptions import DomainError, NotFound
 
 
 class ThingyardUserChangeForm(UserChangeForm):
@@ -27,9 +28,16 @@ class ThingyardUserCreationForm(AdminUserCreationForm):
 
 
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(SitePageAdminMixin, DjangoUserAdmin):
     def view_on_site(self, obj):
         return reverse("accounts:profile", args=[obj.username])
+
+    def site_page_visible(self, viewer, obj) -> bool:
+        try:  # the profile page's own lookup: a suspended account's page does not exist
+            selectors.user_get_by_name(obj.username, viewer=viewer)
+        except NotFound:
+            return False
+        return True
 
     form = ThingyardUserChangeForm
     add_form = ThingyardUserCreationForm

@@ -5,13 +5,16 @@ from django.urls import reverse
 
 from apps.comments import services
 from apps.comments.models import Comment
+from apps.core.adminkit.sitelink import SitePageAdminMixin
 from apps.core.domain.moderation import HideWithReasonAdminMixin
+from apps.makes.selectors import make_page_visible
+from apps.things import rules as thing_rules
 
 MODERATION_FIELDS = ("is_hidden", "hidden_reason", "hidden_at", "hidden_by")
 
 
 @admin.register(Comment)
-class CommentAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+class CommentAdmin(SitePageAdminMixin, HideWithReasonAdminMixin, admin.ModelAdmin):
     def view_on_site(self, obj):
         """The page the comment is shown on, at the comment."""
         if obj.thing_id:
@@ -21,6 +24,14 @@ class CommentAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
         else:
             page = reverse("group-page-topic", args=[obj.topic.group.slug, obj.topic_id])
         return f"{page}#comment-{obj.pk}"
+
+    def site_page_visible(self, viewer, obj) -> bool:
+        # The rule of the page the comment is shown on (a topic's page answers for staff, hidden or not).
+        if obj.thing_id:
+            return thing_rules.thing_can_view(viewer, obj.thing)
+        if obj.make_id:
+            return make_page_visible(viewer, obj.make_id)
+        return True
 
     list_display = (
         "id", "target_type", "target_id", "user", "short_body", "is_deleted",

@@ -3,15 +3,19 @@ so the Thing's make_count stays the number of its visible makes (STYLE.md)."""
 from django.contrib import admin
 from django.urls import reverse
 
+from apps.core.adminkit.sitelink import SitePageAdminMixin
 from apps.core.domain.moderation import HideWithReasonAdminMixin
-from apps.makes import services
+from apps.makes import selectors, services
 from apps.makes.models import Make
 
 
 @admin.register(Make)
-class MakeAdmin(HideWithReasonAdminMixin, admin.ModelAdmin):
+class MakeAdmin(SitePageAdminMixin, HideWithReasonAdminMixin, admin.ModelAdmin):
     def view_on_site(self, obj):
         return reverse("make-page", args=[obj.pk])
+
+    def site_page_visible(self, viewer, obj) -> bool:
+        return selectors.make_page_visible(viewer, obj.pk)  # a make of a draft or private Thing: not for staff
 
     list_display = (
         "id", "thing", "creator", "like_count", "comment_count",

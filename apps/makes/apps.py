@@ -17,6 +17,11 @@ class MakesConfig(AppConfig):
 
         upload_finalizer_register(Upload.Kind.COPY_NEW, services.make_new_finalize)
         upload_finalizer_register(Upload.Kind.COPY_IMAGE, services.make_image_finalize)
+        # The admin's "View on site" of a make's photo (apps.uploads) goes to the make's page, by its rule.
+        from apps.core.adminkit.sitelink import site_page_rule_register
+        from apps.makes.selectors import make_page_visible
+
+        site_page_rule_register("make", make_page_visible)
 
         # event-count: events about a make (likes of it, the make itself) stop counting once it is
         # deleted or hidden by a moderator, itself or with its Thing, as for Things and comments.

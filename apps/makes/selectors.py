@@ -42,6 +42,12 @@ def _visible(viewer) -> Q:
     return visible_q(viewer) & thing_selectors.thing_visible_q(viewer, prefix="thing__")
 
 
+def make_page_visible(viewer, make_id: int) -> bool:
+    """Whether the make's page (/make:<id>) answers for `viewer`: the make is not hidden (staff excepted) and
+    its Thing is one the viewer may see (a draft's or a private Thing's makes are its creator's alone)."""
+    return Make.objects.filter(_visible(viewer), pk=make_id).exists()
+
+
 def make_queryset(*, viewer) -> QuerySet:
     """Visible makes with what MakeSerializer shows, in one query: creator and Thing (with its creator
     and the pictures its pointers name) joined; the make's default image and the caller's `is_liked` as

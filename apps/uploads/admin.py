@@ -4,7 +4,7 @@ the one action here re-runs the service's own check of pending uploads."""
 from django.contrib import admin, messages
 from django.urls import reverse
 
-from apps.core.adminkit.sitelink import SitePageAdminMixin
+from apps.core.adminkit.sitelink import SitePageAdminMixin, site_page_answers
 from apps.things import rules as thing_rules
 from apps.uploads.flow import services
 from apps.uploads.models import Image, ThingFile, Upload
@@ -65,8 +65,10 @@ class ImageAdmin(SitePageAdminMixin, ReadOnlyAdmin):
         return reverse("thing-page", args=[obj.thing_id]) if obj.thing_id else reverse("make-page", args=[obj.copy_id])
 
     def site_page_visible(self, viewer, obj) -> bool:
-        # A make's photo: the make's page (apps.makes, above this app) applies its own rule.
-        return thing_rules.thing_can_view(viewer, obj.thing) if obj.thing_id else True
+        # A make's photo: the make's page, whose rule apps.makes (above this app) registers.
+        if obj.thing_id:
+            return thing_rules.thing_can_view(viewer, obj.thing)
+        return site_page_answers("make", viewer, obj.copy_id)
 
     list_display = ("id", "name", "thing", "copy_id", "status", "size", "rank", "featured", "added")
     list_select_related = ("thing",)

@@ -6,7 +6,25 @@ no Thing a moderator may see carries, is "not found" for them, and the link led 
 with this mixin names the rule its page applies (`site_page_visible(viewer, obj)`: the same rule as the
 page's, from the app's rules or selectors), and the link is left out when the rule says no: on the item's
 own admin page, and in the moderators' dashboard (`site_url_for`).
+
+An app below the one that owns a page (apps.uploads' make photos, shown on apps.makes' make page) cannot
+import that page's rule: the owner registers it here by name (`site_page_rule_register`, from its
+AppConfig.ready()), and the lower app asks by name (`site_page_answers`).
 """
+from collections.abc import Callable
+
+_PAGE_RULES: dict[str, Callable[[object, int], bool]] = {}
+
+
+def site_page_rule_register(name: str, rule: Callable[[object, int], bool]) -> None:
+    """`rule(viewer, pk)`: whether the page `name` of the item `pk` answers for `viewer`."""
+    _PAGE_RULES[name] = rule
+
+
+def site_page_answers(name: str, viewer, pk: int) -> bool:
+    """The registered rule of page `name` (True when none is registered: the page's app is not installed)."""
+    rule = _PAGE_RULES.get(name)
+    return True if rule is None else bool(rule(viewer, pk))
 
 
 def site_url_for(model_admin, viewer, obj) -> str | None:
