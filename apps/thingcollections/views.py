@@ -161,7 +161,7 @@ class CollectionThingView(ApiView):
         responses=OkSerializer,
         summary="Remove a Thing from own collection",
         description="Through an app, only a Thing that app added (403 otherwise). 404 if the Thing is not "
-        "in the collection.",
+        "in the collection. The `thingiverse` wire version answers the Thing's id instead of the 'ok' object.",
     )
     def delete(self, request, collection_id, thing_id):
         collection = selectors.collection_get_own(collection_id, viewer=request.user)
@@ -169,6 +169,8 @@ class CollectionThingView(ApiView):
         services.collection_remove_thing(
             collection=collection, thing_id=entry.thing_id, user=request.user, application=_application(request)
         )
+        if wire.has(versions.of(request), "RemovedThingId"):
+            return Response(entry.thing_id)
         return ok()
 
 

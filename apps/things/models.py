@@ -118,6 +118,12 @@ class Thing(LeanFromDb, Moderated):
                 popular_lifetime().desc(), models.F("added").desc(), models.F("id").desc(),
                 name="things_popular_lifetime_idx", condition=models.Q(is_published=True, is_private=False),
             ),
+            # A page of /newest/ chosen in the index alone (apps.core.db.compiled.deferred_page): the list's
+            # order, and `is_hidden`, the one column of its filter beyond the condition, as a last key.
+            models.Index(
+                fields=["-added", "-id", "is_hidden"], name="things_listed_added_idx",
+                condition=models.Q(is_published=True, is_private=False),
+            ),
         ]
 
     def __str__(self):

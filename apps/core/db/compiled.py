@@ -17,6 +17,15 @@ annotations, the field converters of the compiler that compiled it).
   (`supported()` tells a caller whether the database lets it do without, e.g. PostgreSQL arrays).
 - A compiled statement belongs to one process and one database alias; Django's own caches (the
   connection's converters, the models) are those of that process too.
+
+A list read a page at a time (CompiledIds, CompiledRows) chooses the ids of any page but the first in a
+subquery that reads only the list's order and filter columns, and reads the page's rows for those ids
+(`deferred_page`): with LIMIT and OFFSET on the whole statement, PostgreSQL read every row before the
+page, and joined each to its creator and picture, so page 3,000 of /newest/ took a quarter of a second
+(docs/performance.md). The first page, which skips nothing, keeps the plain statement (the subquery
+would cost it about 40 µs of the database's time). An index that holds the order and the filter's
+columns (`things_listed_added_idx`, migration things 0016) lets the subquery skip the rows before the page
+in the index alone.
 """
 import re
 import threading
@@ -25,6 +34,7 @@ from collections.abc import Callable
 
 from django.core.exceptions import EmptyResultSet
 from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.query import get_related_populators
 
 from apps.core.db import statement_cursor
@@ -244,12 +254,28 @@ def limit_offset_sql(limit: int, offset: int) -> str:
     return f" LIMIT {int(limit)} OFFSET {int(offset)}"
 
 
+# Where the window of a deferred_page statement goes: inside its subquery, not at its end.
+WINDOW_MARK = "/* page window */"
+
+
 @lru_cache(maxsize=512)
 def windowed_sql(sql: str, limit: int, offset: int) -> str:
-    """`sql` + limit_offset_sql(limit, offset), the same string object for every request of one page:
-    psycopg keeps a statement's column loaders while it runs the same text object again
-    (apps.core.db.postgresql.base.KeptPreparedCursor)."""
+    """`sql` + limit_offset_sql(limit, offset) (in a deferred_page statement, in its subquery's place), the
+    same string object for every request of one page: psycopg keeps a statement's column loaders while it
+    runs the same text object again (apps.core.db.postgresql.base.KeptPreparedCursor)."""
+    if WINDOW_MARK in sql:
+        return sql.replace(WINDOW_MARK, limit_offset_sql(limit, offset))
     return sql + limit_offset_sql(limit, offset)
+
+
+def deferred_page(queryset: QuerySet, using: str = "default") -> QuerySet:
+    """`queryset` (an ordered list, its order total) narrowed to the ids of one page of it: the ids chosen
+    by the list's own filter and order in a subquery whose window windowed_sql writes in. Run without a
+    window (the mark is a comment), the subquery names every id of the list, so the statement still
+    answers the list; sliced as a queryset, it answers the page."""
+    ids_sql, ids_params = queryset.values_list("pk").query.get_compiler(using=using).as_sql()
+    page = RawSQL(f"SELECT * FROM ({ids_sql}{WINDOW_MARK}) AS page", tuple(ids_params))  # one column: the id
+    return queryset.filter(pk__in=page)
 
 
 def _plan(compiler, using: str):
@@ -292,22 +318,24 @@ class CompiledIds:
     def __init__(self, build: Callable[[], QuerySet], *, using: str = "default"):
         self._build = build
         self._using = using
-        self._sql: tuple[str, tuple, str] | None = None
+        self._sql: tuple[str, tuple, str, tuple[str, tuple]] | None = None
 
     def bound(self, *, known: dict | None = None) -> "BoundIds":
         """`known`: cache entries already read (BoundIds.count)."""
-        sql, params, key = self._sql or self._compile()
-        return BoundIds(sql, params, self._using, known=known, key=key)
+        sql, params, key, deferred = self._sql or self._compile()
+        return BoundIds(sql, params, self._using, known=known, key=key, deferred=deferred)
 
     def count_key(self) -> str:
         """The count cache's key of this list's total (apps.core.pipeline.pagination)."""
         return (self._sql or self._compile())[2]
 
-    def _compile(self) -> tuple[str, tuple, str]:
+    def _compile(self) -> tuple[str, tuple, str, tuple[str, tuple]]:
         from apps.core.pipeline.pagination import count_key
 
-        sql, params = self._build().query.get_compiler(using=self._using).as_sql()
-        self._sql = (sql, tuple(params), count_key(sql, params))
+        queryset = self._build()
+        sql, params = queryset.query.get_compiler(using=self._using).as_sql()
+        page_sql, page_params = deferred_page(queryset, self._using).query.get_compiler(using=self._using).as_sql()
+        self._sql = (sql, tuple(params), count_key(sql, params), (page_sql, tuple(page_params)))
         return self._sql
 
 
@@ -318,16 +346,21 @@ class CompiledRows:
 
     def __init__(self, build: Callable[[], QuerySet], *, count_source: "CompiledIds", using: str = "default"):
         self._query = CompiledQuery(build, slots=0, using=using)
+        self._deferred = CompiledQuery(lambda: deferred_page(build(), using), slots=0, using=using)
         self._count_source = count_source
 
     def bound(self, *, read: tuple[tuple[int, int], list] | None = None, known: dict | None = None) -> "BoundRows":
         """`read`: ((limit, offset), rows) of a page already read (ReadWithToken), answered for that window;
         `known`: cache entries already read (the count's: BoundIds.count)."""
-        return BoundRows(self._query, self._count_source.bound(known=known), read=read)
+        return BoundRows(self.page_query, self._count_source.bound(known=known), read=read)
+
+    def page_query(self, offset: int) -> CompiledQuery:
+        """The statement a page starting at `offset` is read by (the module's docstring: deferred_page)."""
+        return self._deferred if offset > 0 else self._query
 
     def read_with_token(self, limit: int, offset: int) -> ReadWithToken:
         """A page of this list to read with the caller's token row (its SQL names no viewer)."""
-        return ReadWithToken(self._query, (), viewer_slot=None, window=(limit, offset))
+        return ReadWithToken(self.page_query(offset), (), viewer_slot=None, window=(limit, offset))
 
     def count_key(self) -> str:
         """The count cache's key of this list's total (apps.core.pipeline.pagination)."""
@@ -335,7 +368,8 @@ class CompiledRows:
 
 
 class BoundRows:
-    def __init__(self, query: CompiledQuery, ids: "BoundIds", *, read=None):
+    def __init__(self, query: Callable[[int], CompiledQuery], ids: "BoundIds", *, read=None):
+        """`query(offset)`: the statement of a page from `offset` (CompiledRows.page_query)."""
         self._query, self._ids, self._read = query, ids, read
 
     def count(self) -> int:
@@ -352,7 +386,7 @@ class BoundRows:
             # The same first rows of the same order: the paginator cuts the last page to the total.
             if read_offset == start and limit <= read_limit:
                 return rows[:limit]
-        return self._query.window(limit, start)
+        return self._query(start).window(limit, start)
 
 
 def _page_window(window) -> tuple[int, int]:
@@ -362,9 +396,12 @@ def _page_window(window) -> tuple[int, int]:
 
 
 class BoundIds:
-    def __init__(self, sql: str, params: tuple, using: str, *, known: dict | None = None, key: str):
-        """`key`: the count cache's key of the list (CompiledIds works it out once)."""
+    def __init__(self, sql: str, params: tuple, using: str, *, known: dict | None = None, key: str,
+                 deferred: tuple[str, tuple] | None = None):
+        """`key`: the count cache's key of the list (CompiledIds works it out once); `deferred`: the
+        statement (and its parameters) a page after the first is read by (deferred_page), else the list's own."""
         self.sql, self.params, self.using, self.known, self.key = sql, params, using, known, key
+        self.deferred = deferred
 
     def count(self) -> int:
         """The list's total (its count cached as apps.core.pipeline.pagination caches any list's), from
@@ -385,8 +422,9 @@ class BoundIds:
 
     def __getitem__(self, window):
         start, stop = _page_window(window)
+        sql, params = self.deferred if self.deferred is not None and start > 0 else (self.sql, self.params)
         with statement_cursor(self.using) as cursor:
-            cursor.execute(windowed_sql(self.sql, max(0, stop - start), start), self.params)
+            cursor.execute(windowed_sql(sql, max(0, stop - start), start), params)
             return [row[0] if len(row) == 1 else tuple(row) for row in cursor.fetchall()]
 
     def _scalar(self, sql: str, params) -> int:

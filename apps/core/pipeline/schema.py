@@ -38,7 +38,7 @@ from rest_framework.settings import api_settings
 from apps.core.pipeline.authentication import BearerAuthentication
 from apps.core.pipeline.parsers import LenientJSONParser
 from apps.core.pipeline.routing import PATH_ALIASES
-from apps.core.pipeline.statuses import wire_success_status
+from apps.core.pipeline.statuses import NO_BODY_DESCRIPTION, wire_success_status
 
 # docs/decisions.md: Errors. `errors` is {field: [messages]} on validation failures, [reasons] on publish.
 _ERRORS_SCHEMA = {
@@ -250,7 +250,7 @@ def _wire_success_statuses(responses: dict) -> dict:
     for code, response in responses.items():
         wire = str(wire_success_status(int(code))) if code.isdigit() else code
         if wire != code and "content" not in response:
-            response = {**response, "description": "Success, with an empty body."}
+            response = {**response, "description": NO_BODY_DESCRIPTION}
         if wire in out:
             raise ValueError(f"{code} and {wire} both documented: the wire answers {wire} for both")
         out[wire] = response

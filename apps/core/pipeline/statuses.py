@@ -13,6 +13,8 @@ not ours). Errors are untouched.
 """
 
 KEPT_SUCCESS_STATUSES = frozenset({200, 202})
+# How the OpenAPI document describes a success the wire answers with no body (a view's 204).
+NO_BODY_DESCRIPTION = "Success, with an empty body."
 
 
 def wire_success_status(status: int) -> int:

@@ -18,6 +18,7 @@ components its serializers produce. Adding a version is adding a table; fields s
 from dataclasses import dataclass
 
 from apps.core.pipeline import versions
+from apps.core.pipeline.statuses import NO_BODY_DESCRIPTION
 
 
 @dataclass(frozen=True)
@@ -234,6 +235,13 @@ THINGIVERSE = {
     "UploadRelay": Kind((), ()),
     # Paged lists answer 404 when the page has no item (apps.core.pipeline.api.paginated_response).
     "EmptyPage404": Kind((), ()),
+    # A success with no body (a view's 204: deleting a collection, a make, one's account) answers the 'ok'
+    # object (apps.core.pipeline.views.ApiView.finalize_response). The live document gives those deletes
+    # its `ok` response, and a client generated from it parses every 200 as JSON: an empty body fails.
+    "NoBodyOk": Kind((), ()),
+    # Removing a Thing from a collection answers the Thing's id, an integer, where `spec` answers the 'ok'
+    # object: the live document's answer (apps.thingcollections.views.CollectionThingView.delete).
+    "RemovedThingId": Kind((), ()),
 }
 
 TABLES: dict[str, dict[str, Kind]] = {versions.SPEC: {}, versions.THINGIVERSE: THINGIVERSE}
@@ -253,6 +261,33 @@ def apply(kind: str, data: dict, obj, serializer) -> dict:
     return data
 
 
+# The 'ok' object (docs/decisions.md), what a success with no body answers in a version with "NoBodyOk".
+OK_BODY = {"ok": True}
+
+
+def _document_no_body_as_ok(result: dict) -> None:
+    """"NoBodyOk" in the version's document: each success documented with no body is the 'ok' object."""
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            success = operation.get("responses", {}).get("200") if isinstance(operation, dict) else None
+            if success is not None and "content" not in success and success.get("description") == NO_BODY_DESCRIPTION:
+                success["description"] = "Success: the 'ok' object (in the `spec` version, an empty body)."
+                success["content"] = {"application/json": {"schema": {"$ref": "#/components/schemas/Ok"}}}
+
+
+# The operation "RemovedThingId" changes, as the document names its path.
+COLLECTION_THING_PATH = "/collections/{collection_id}/thing/{thing_id}"
+
+
+def _document_answer(result: dict, method: str, path: str, description: str, schema: dict) -> None:
+    """The version's success body of one operation, in place of the one the views declare for `spec`."""
+    success = result.get("paths", {}).get(path, {}).get(method, {}).get("responses", {}).get("200")
+    if success is None:
+        raise ValueError(f"{method.upper()} {path} is not in the document: the wire table names it")
+    success["description"] = description
+    success["content"] = {"application/json": {"schema": schema}}
+
+
 def has(version: str, kind: str) -> bool:
     """Whether `version` declares `kind` (a rule with no fields of its own, e.g. "Search")."""
     return changes(version, kind) is not None
@@ -270,6 +305,11 @@ def schema_hook(result, generator, request, public):
                 continue
             for change in kind.changes:
                 change.schema(component)
+    if "NoBodyOk" in table:
+        _document_no_body_as_ok(result)
+    if "RemovedThingId" in table:
+        _document_answer(result, "delete", COLLECTION_THING_PATH, "The id of the Thing removed.",
+                         {"type": "integer", "minimum": 1})
     info = result.setdefault("info", {})
     others = ", ".join(f"[{v}](/docs/?version={v})" for v in versions.VERSIONS if v != version)
     info["description"] = info.get("description", "") + (

@@ -8,6 +8,7 @@ from django.http import Http404
 from django.shortcuts import render
 
 from apps.core.domain.exceptions import NotFound
+from apps.core.domain.moderation import viewer_sees_hidden
 from apps.core.pipeline.pagination import list_total
 from apps.core.site.pages import PAGE_SIZE, page_number, paginate
 from apps.things import selectors
@@ -50,7 +51,10 @@ def browse_list(request, kind: str):
         within = page_number(request, total) * PAGE_SIZE
         page = paginate(request, selectors.thing_list_popular(viewer=request.user, within=within), total=total)
     else:
-        page = paginate(request, listing(viewer=request.user))
+        # For anyone but staff (who see hidden Things), the list's statement compiled once, as the API reads
+        # it: a page after the first chosen by its ids in the list's index (apps.core.db.compiled).
+        rows = None if viewer_sees_hidden(request.user) else selectors.thing_list_rows_compiled(kind)
+        page = paginate(request, rows.bound() if rows is not None else listing(viewer=request.user))
     context = {"title": title, "lead": lead, "kind": kind, "page": page, "lists": LISTS}
     return render(request, "things/browse_list.html", context)
 

@@ -148,3 +148,26 @@ def test_a_compiled_page_is_planned_once_not_on_every_read(name):
         )
         (plans,) = cursor.fetchall()
     assert plans == (8, 0)
+
+
+def test_a_page_after_the_first_is_chosen_by_its_ids_in_the_index_alone():
+    # apps.core.db.compiled.deferred_page: the ids of a later page in a subquery that the list's index
+    # answers without reading the table (things_listed_added_idx); the first page keeps its plain statement.
+    things = [ThingFactory() for _ in range(5)]
+    rows = selectors.thing_list_rows_compiled("newest")
+    assert rows is not None
+    for start, deferred in ((0, False), (2, True)):
+        with CaptureQueriesContext(connection) as queries:
+            page = rows.bound()[start:start + 2]
+        assert [t.pk for t in page] == [t.pk for t in sorted(things, key=lambda t: (t.added, t.pk), reverse=True)][
+            start:start + 2]
+        (sql,) = [q["sql"] for q in queries.captured_queries]
+        assert (f"LIMIT 2 OFFSET {start}) AS page" in sql) is deferred and sql.endswith("LIMIT 2 OFFSET 0") is not deferred
+    ids_sql = rows.page_query(30)._compile()[1]
+    inner = ids_sql[ids_sql.index("(SELECT * FROM (") + len("(SELECT * FROM ("): ids_sql.index("/* page window */")]
+    with connection.cursor() as cursor:
+        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):  # a few rows: any plan is cheap
+            cursor.execute(f"SET LOCAL {setting} = off")
+        cursor.execute("EXPLAIN " + inner + " LIMIT 30 OFFSET 30")
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Index Only Scan using things_listed_added_idx" in plan, plan

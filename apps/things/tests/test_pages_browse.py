@@ -94,3 +94,21 @@ def test_a_signed_in_owner_does_not_see_their_draft_in_public_lists(user, hidden
     browser.force_login(user)
     for path in ("/", "/browse/newest", "/browse/popular"):
         assert "My own draft" not in browser.get(path).content.decode()
+
+
+def test_a_later_page_is_the_apis_compiled_statement_and_staff_still_see_hidden_things(client, admin_client):
+    # apps.core.db.compiled.deferred_page: a page after the first is chosen by its ids in the list's index.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    things = [ThingFactory(name=f"Card {n:02}") for n in range(30)]
+    hidden = things[1]
+    hidden.is_hidden = True
+    hidden.save()
+    with CaptureQueriesContext(connection) as queries:
+        second = client.get("/browse/newest?page=2").content.decode()
+    assert any(") AS page" in q["sql"] for q in queries.captured_queries)
+    # The oldest five of the 29 shown, newest first: Card 04 … Card 00, the hidden Card 01 left out.
+    assert [n for n in range(30) if f"Card {n:02}" in second] == [0, 2, 3, 4, 5]
+    staff = admin_client.get("/browse/newest?page=2").content.decode()
+    assert [n for n in range(30) if f"Card {n:02}" in staff] == [0, 1, 2, 3, 4, 5]

@@ -234,6 +234,12 @@ def test_whitespace_is_no_value_of_a_list_a_boolean_or_a_date(api, name, value):
         ({"has_makes": "2"}, "has_makes"),
         ({"posted_after": "yesterday"}, "posted_after"),
         ({"posted_before": "2026-13-01"}, "posted_before"),
+        # ISO 8601's basic form and week dates, and what Python's parser makes of stray text: not the
+        # document's `date` or `date-time` (make fuzz sent `11700321.0`, answered 200 as 1170-03-21).
+        ({"posted_before": "11700321.0"}, "posted_before"),
+        ({"posted_before": "20260131"}, "posted_before"),
+        ({"posted_after": "20260131T1200"}, "posted_after"),
+        ({"posted_after": "2026-W05"}, "posted_after"),
         ({"posted_after": "2026-02-01", "posted_before": "2026-01-01"}, "posted_before"),
         ({"sort": "random"}, "sort"),
         ({"type": "widgets"}, "type"),
