@@ -25,6 +25,7 @@ urlpatterns: list = [
     path(f"{topic}/threaded-comments", views.TopicThreadedCommentsView.as_view(),
          name="topic-threaded-comments"),
     path(f"{topic}/comments", views.TopicCommentsView.as_view(), name="topic-comments"),
+    path(f"{topic}/root-comments", views.TopicRootCommentsView.as_view(), name="topic-root-comments"),
     # Site pages (session, CSRF): posting from the Thing, make and group topic pages.
     path("thing:<int:thing_id>/comments", pages.thing_comment_post, name="thing-page-comment"),
     path("comment:<int:comment_id>/edit", pages.comment_edit, name="comment-page-edit"),

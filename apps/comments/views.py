@@ -268,3 +268,12 @@ class TopicThreadedCommentsView(_OnTopic, _ThreadedView):
 )
 class TopicCommentsView(_OnTopic, _CommentsPostView):
     pass
+
+
+# Beyond the spec, which lists root comments for Things and copies only: the live service listed a group
+# topic's too (`/grouptopics/{id}/root-comments`, its clients' path; docs/decisions.md).
+@extend_schema_view(get=extend_schema(parameters=[TOPIC_PARAM], responses=CommentSerializer(many=True),
+                                      summary="List a group topic's top-level comments",
+                                      description=LIST + " " + TOPIC_RULE))
+class TopicRootCommentsView(_OnTopic, _CommentsView):
+    roots_only = True

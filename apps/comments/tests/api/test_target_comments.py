@@ -182,14 +182,27 @@ def test_topic_comments_are_read_by_everyone_and_written_by_members(api, user):
     assert ids(api.get(f"/group-topics/{topic.pk}/comments")) == [response.json()["id"]]
 
 
+def test_topic_root_comments_leave_replies_out_under_either_path(api, user):
+    topic = GroupTopicFactory()
+    join(topic.group, user)
+    top = api.post(f"/group-topics/{topic.pk}/comments", {"body": "first"}, format="json").json()
+    reply = api.post(f"/group-topics/{topic.pk}/comments", {"body": "re", "parent_id": top["id"]}, format="json").json()
+    later = api.post(f"/group-topics/{topic.pk}/comments", {"body": "second"}, format="json").json()
+    assert ids(api.get(f"/group-topics/{topic.pk}/comments")) == [top["id"], reply["id"], later["id"]]
+    for path in (f"/group-topics/{topic.pk}/root-comments", f"/grouptopics/{topic.pk}/root-comments"):
+        assert ids(api.get(path)) == [top["id"], later["id"]]
+        assert ids(api.get(path, {"per_page": 1, "page": 2})) == [later["id"]]
+
+
 def test_topic_comments_matrix(api, anon_client):
     topic = GroupTopicFactory()
-    for path in ("comments", "threaded-comments"):
+    for path in ("comments", "root-comments", "threaded-comments"):
         assert_unauthorized(anon_client.get(f"/group-topics/{topic.pk}/{path}"))
         assert_error(api.get(f"/group-topics/999999/{path}"), 404)
     assert_error(api.post("/group-topics/999999/comments", {"body": "x"}, format="json"), 404)
     Group.objects.filter(pk=topic.group_id).update(is_hidden=True)
-    assert_error(api.get(f"/group-topics/{topic.pk}/comments"), 404)
+    for path in ("comments", "root-comments"):
+        assert_error(api.get(f"/group-topics/{topic.pk}/{path}"), 404)
 
 
 def test_a_non_member_reads_topic_comments(client_for):
