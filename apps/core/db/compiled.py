@@ -268,6 +268,11 @@ def windowed_sql(sql: str, limit: int, offset: int) -> str:
     return sql + limit_offset_sql(limit, offset)
 
 
+def page_reads_ids_first(offset: int) -> bool:
+    """Whether a page from `offset` is read by its deferred_page statement: every page but the first."""
+    return offset > 0
+
+
 def deferred_page(queryset: QuerySet, using: str = "default") -> QuerySet:
     """`queryset` (an ordered list, its order total) narrowed to the ids of one page of it: the ids chosen
     by the list's own filter and order in a subquery whose window windowed_sql writes in. Run without a
@@ -356,7 +361,7 @@ class CompiledRows:
 
     def page_query(self, offset: int) -> CompiledQuery:
         """The statement a page starting at `offset` is read by (the module's docstring: deferred_page)."""
-        return self._deferred if offset > 0 else self._query
+        return self._deferred if page_reads_ids_first(offset) else self._query
 
     def read_with_token(self, limit: int, offset: int) -> ReadWithToken:
         """A page of this list to read with the caller's token row (its SQL names no viewer)."""
@@ -422,7 +427,8 @@ class BoundIds:
 
     def __getitem__(self, window):
         start, stop = _page_window(window)
-        sql, params = self.deferred if self.deferred is not None and start > 0 else (self.sql, self.params)
+        chosen = self.deferred if page_reads_ids_first(start) else None
+        sql, params = chosen if chosen is not None else (self.sql, self.params)
         with statement_cursor(self.using) as cursor:
             cursor.execute(windowed_sql(sql, max(0, stop - start), start), params)
             return [row[0] if len(row) == 1 else tuple(row) for row in cursor.fetchall()]

@@ -17,6 +17,7 @@ from apps.core.domain.exceptions import NotFound, ValidationFailed
 from apps.core.pipeline.handlers import _flatten_drf_detail
 from apps.core.pipeline.pagination import LinkHeaderPagination, Total
 from apps.core.pipeline.parsers import form_to_dict
+from apps.core.pipeline.statuses import OK_BODY
 
 
 # Every id is a PostgreSQL bigint (BigAutoField): a larger number in a request body or query names no
@@ -26,7 +27,7 @@ MAX_ID = 2**63 - 1
 
 def ok() -> Response:
     """docs/decisions.md: the 'ok' object."""
-    return Response({"ok": True})
+    return Response(dict(OK_BODY))
 
 
 def parse_input(serializer_class, request, *, partial: bool = False, context: dict | None = None) -> dict:

@@ -15,6 +15,9 @@ not ours). Errors are untouched.
 KEPT_SUCCESS_STATUSES = frozenset({200, 202})
 # How the OpenAPI document describes a success the wire answers with no body (a view's 204).
 NO_BODY_DESCRIPTION = "Success, with an empty body."
+# The 'ok' object (docs/decisions.md): the body of many writes (apps.core.pipeline.api.ok), and of a success
+# with no body in a wire version declaring "NoBodyOk" (apps.core.pipeline.wire).
+OK_BODY = {"ok": True}
 
 
 def wire_success_status(status: int) -> int:

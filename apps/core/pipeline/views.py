@@ -41,7 +41,7 @@ from apps.core.pipeline.ratelimit import (
     rate_limit_hit_reading,
     rate_limit_key,
 )
-from apps.core.pipeline.statuses import success_status_apply
+from apps.core.pipeline.statuses import OK_BODY, success_status_apply
 from apps.core.pipeline import versions, wire
 
 
@@ -166,7 +166,7 @@ class ApiView(APIView):
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         if response.status_code == 204 and isinstance(response, Response) and wire.has(versions.of(request), "NoBodyOk"):
-            response.data = dict(wire.OK_BODY)  # before the 200 below: the live wire's 'ok' object
+            response.data = dict(OK_BODY)  # before the 200 below: the live wire's 'ok' object
         success_status_apply(response)
         if self.rate_limit is not None:
             for name, value in self.rate_limit.headers().items():

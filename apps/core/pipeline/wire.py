@@ -261,10 +261,6 @@ def apply(kind: str, data: dict, obj, serializer) -> dict:
     return data
 
 
-# The 'ok' object (docs/decisions.md), what a success with no body answers in a version with "NoBodyOk".
-OK_BODY = {"ok": True}
-
-
 def _document_no_body_as_ok(result: dict) -> None:
     """"NoBodyOk" in the version's document: each success documented with no body is the 'ok' object."""
     for item in result.get("paths", {}).values():
