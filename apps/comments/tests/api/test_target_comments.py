@@ -211,15 +211,16 @@ def test_a_non_member_reads_topic_comments(client_for):
     assert ids(client_for(UserFactory()).get(f"/group-topics/{topic.pk}/comments")) == [comment.pk]
 
 
+@pytest.mark.parametrize("path", ["comments", "root-comments"])
 @pytest.mark.parametrize("rows", [1, 30])
-def test_topic_comments_query_count_is_constant(api, rows, django_assert_num_queries):
+def test_topic_comments_query_count_is_constant(api, rows, path, django_assert_num_queries):
     topic = GroupTopicFactory()
     for _ in range(rows):
         services.comment_create(user=topic.user, target=topic, body="x")
     api.get("/users/me/")
     # token; the topic with its group; COUNT; the page with the authors joined
     with django_assert_num_queries(4):
-        assert len(api.get(f"/group-topics/{topic.pk}/comments").json()) == rows
+        assert len(api.get(f"/group-topics/{topic.pk}/{path}").json()) == rows
 
 
 def test_the_topic_shows_its_comment_count(api):
