@@ -4,10 +4,10 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import overload
 
-from django.core.files.storage import default_storage
 from django.templatetags.static import static
 
 from apps.core.pipeline.api import api_url, site_url
+from apps.core.storage.presign import presigned_get_url
 
 DEFAULT_AVATAR = "accounts/default-avatar.png"
 
@@ -32,9 +32,11 @@ def user_public_url(user) -> str:
 
 
 def user_thumbnail_url(user) -> str:
-    """The avatar in the object store, else the static default avatar (never empty: clients show it)."""
+    """The avatar in the object store, else the static default avatar (never empty: clients show it).
+    Signed in a window, as every stored picture is (apps.core.storage.presign): the same URL, and so
+    the same body, from one second to the next."""
     if user.avatar:
-        return default_storage.url(user.avatar)
+        return presigned_get_url(user.avatar)
     return _default_avatar_url()
 
 
@@ -45,4 +47,4 @@ def _default_avatar_url() -> str:
 
 
 def user_cover_url(user) -> str:
-    return default_storage.url(user.cover) if user.cover else ""
+    return presigned_get_url(user.cover) if user.cover else ""

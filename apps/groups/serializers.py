@@ -1,5 +1,4 @@
 """Group and group topic output (docs/decisions.md: Group, Group topic) and the inputs of spec §4.8."""
-from django.core.files.storage import default_storage
 from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -13,7 +12,7 @@ from apps.groups.models import (
     TOPIC_NAME_MAX_LENGTH,
 )
 from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
-from apps.uploads.links import placeholder_thumbnail_url
+from apps.uploads.links import placeholder_thumbnail_url, store_url
 from apps.core.pipeline.fields import CharField, StrictCharField
 
 # ASCII message: it is repeated in the X-Error header (docs/decisions.md: Errors).
@@ -53,7 +52,7 @@ class GroupSerializer(serializers.Serializer):
         return site_url(f"groups/{group.slug}")
 
     def get_image(self, group) -> str | None:
-        return default_storage.url(group.image) if group.image else None
+        return store_url(group.image) if group.image else None
 
     @staticmethod
     def _count_url(count, url) -> dict:

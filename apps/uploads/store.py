@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import boto3
 from boto3.exceptions import S3UploadFailedError
@@ -26,6 +26,13 @@ from celery._state import get_current_task
 from django.conf import settings
 
 from apps.core.domain.exceptions import ServiceUnavailable
+from apps.core.storage.presign import (  # noqa: F401 (the store's addresses, used through this module too)
+    PRESIGN_WINDOW_SECONDS,
+    content_disposition,
+    presigned_get_url,
+    public_endpoint,
+)
+from apps.core.storage.presign import store_endpoint as _endpoint
 
 DOWNLOAD_URL_SECONDS = 300
 # Transient store failures (network, throttling, 5xx): callers (tasks) retry these with backoff.
@@ -68,17 +75,6 @@ class ObjectInfo:
 
 
 # --- Clients ---------------------------------------------------------------------------------------
-
-
-def _endpoint() -> str | None:
-    # local.py sets only AWS_S3_ENDPOINT_URL (moto on :9000) when S3_ENDPOINT_URL is empty.
-    return settings.S3_ENDPOINT_URL or getattr(settings, "AWS_S3_ENDPOINT_URL", None) or None
-
-
-def public_endpoint() -> str:
-    """Where browsers reach the store (no trailing slash)."""
-    endpoint = settings.S3_PUBLIC_URL or _endpoint() or f"https://s3.{settings.S3_REGION}.amazonaws.com"
-    return endpoint.rstrip("/")
 
 
 def _in_worker_task() -> bool:
@@ -294,12 +290,6 @@ def bucket_create() -> bool:
     return True
 
 
-def content_disposition(filename: str) -> str:
-    """`attachment` with an ASCII fallback name and the RFC 5987 UTF-8 name."""
-    ascii_name = filename.encode("ascii", "ignore").decode().replace('"', "").replace("\\", "") or "download"
-    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
-
-
 # --- Browser POST form (spec §2 Upload descriptor, docs/decisions.md Uploads) --------------------------
 
 
@@ -425,59 +415,3 @@ def post_form_verify(fields, *, size: int, now: datetime | None = None) -> dict 
             return None
     return policy
 
-
-# --- Fast presigned GET URLs for API bodies (added by the files/images reader: apps/uploads/links.py) ---
-# boto3 spends ~200 µs on one presigned URL (request model, event hooks), so a page of 100 Things with
-# images, or of 30 images with their sizes, spent tens of ms signing. This is the same SigV4 query
-# signature (checked against boto3 in apps/uploads/tests/test_store_presign.py) computed directly.
-# The signing time is floored to a window and the expiry stretched by it, so a URL stays the same
-# (cacheable by browsers) within the window and is always valid for at least `expires` seconds.
-
-PRESIGN_WINDOW_SECONDS = 900
-
-
-@lru_cache(maxsize=8)
-def _sigv4_signing_key(secret: str, day: str, region: str) -> bytes:
-    def mac(key: bytes, msg: str) -> bytes:
-        return hmac.new(key, msg.encode(), hashlib.sha256).digest()
-
-    return mac(mac(mac(mac(("AWS4" + secret).encode(), day), region), "s3"), "aws4_request")
-
-
-def _sigv4_quote(value: str) -> str:
-    return quote(value, safe="-_.~")
-
-
-def presigned_get_url(
-    key: str, *, filename: str | None = None, expires: int = 3600, signed_at: datetime | None = None
-) -> str:
-    """A signed GET URL of `key` for browsers, valid for at least `expires` seconds; `filename` makes
-    it download under that name. `signed_at` pins the signing time (tests); else now, floored."""
-    if signed_at is None:
-        epoch = int(datetime.now(UTC).timestamp())
-        signed_at = datetime.fromtimestamp(epoch - epoch % PRESIGN_WINDOW_SECONDS, UTC)
-        expires += PRESIGN_WINDOW_SECONDS
-    endpoint = urlsplit(public_endpoint())
-    scheme, host = endpoint.scheme, endpoint.netloc
-    if (scheme, endpoint.port) in {("http", 80), ("https", 443)}:
-        host = endpoint.hostname or host
-    path = f"{endpoint.path.rstrip('/')}/{settings.S3_BUCKET}/{quote(key, safe='/~')}"
-    day = signed_at.strftime("%Y%m%d")
-    scope = f"{day}/{settings.S3_REGION}/s3/aws4_request"
-    params = {
-        "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
-        "X-Amz-Credential": f"{settings.S3_ACCESS_KEY_ID}/{scope}",
-        "X-Amz-Date": signed_at.strftime("%Y%m%dT%H%M%SZ"),
-        "X-Amz-Expires": str(expires),
-        "X-Amz-SignedHeaders": "host",
-    }
-    if filename:
-        params["response-content-disposition"] = content_disposition(filename)
-    query = "&".join(f"{_sigv4_quote(k)}={_sigv4_quote(v)}" for k, v in sorted(params.items()))
-    canonical = "\n".join(["GET", path, query, f"host:{host}\n", "host", "UNSIGNED-PAYLOAD"])
-    to_sign = "\n".join(
-        ["AWS4-HMAC-SHA256", params["X-Amz-Date"], scope, hashlib.sha256(canonical.encode()).hexdigest()]
-    )
-    signing_key = _sigv4_signing_key(settings.S3_SECRET_ACCESS_KEY, day, settings.S3_REGION)
-    signature = hmac.new(signing_key, to_sign.encode(), hashlib.sha256).hexdigest()
-    return f"{scheme}://{endpoint.netloc}{path}?{query}&X-Amz-Signature={signature}"
