@@ -9,8 +9,9 @@ its own transaction, inside the database. What lives here is what reads or repai
 - `counts_rebuild()`: the rows counted again from the tables (`manage.py things_counts --rebuild`, and a
   bulk load that ran with the triggers disabled: bench.seed).
 
-The tag links' copy of their Thing's `added` (ThingTag.added, migration 0015's triggers) is kept the same
-way and checked and repaired beside the counts: `links_added_drift()`, `links_added_fill()`.
+The tag links' copies of their Thing's `added` and of whether everyone may see it (ThingTag.added and
+ThingTag.shown, migrations 0015 and 0017's triggers) are kept the same way and checked and repaired beside
+the counts: `links_added_drift()`, `links_added_fill()`.
 """
 from django.db import connection, transaction
 
@@ -67,13 +68,19 @@ def counts_rebuild() -> None:
             cursor.execute(f"INSERT INTO {table} ({key}, listed, shown) {counting}")  # noqa: S608
 
 
-# The links whose copy is not their Thing's `added` (PostgreSQL and SQLite alike: `added` of a Thing is
-# never NULL).
-_LINKS_ADDED_DIFFER = "things_thingtag.added IS NULL OR things_thingtag.added <> t.added"
+# Whether everyone may see a Thing, as the tag links copy it (ThingTag.shown, migration 0017).
+_THING_SHOWN = "(t.is_published AND NOT t.is_private AND NOT t.is_hidden)"
+# The links whose copies are not their Thing's `added` and shown state (PostgreSQL and SQLite alike:
+# `added` of a Thing is never NULL).
+_LINKS_ADDED_DIFFER = (
+    "things_thingtag.added IS NULL OR things_thingtag.added <> t.added OR things_thingtag.shown IS NULL "
+    f"OR things_thingtag.shown <> {_THING_SHOWN}"
+)
 
 
 def links_added_drift() -> int:
-    """How many tag links carry another `added` than their Thing's (0 when the copies are right)."""
+    """How many tag links carry another `added` or shown state than their Thing's (0 when the copies are
+    right)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT COUNT(*) FROM things_thingtag INNER JOIN things_thing t ON t.id = things_thingtag.thing_id "
@@ -83,11 +90,11 @@ def links_added_drift() -> int:
 
 
 def links_added_fill() -> int:
-    """Give every tag link whose copy differs its Thing's `added` (one statement); how many it changed.
-    For a load that ran with the triggers disabled, or a database restored from elsewhere."""
+    """Give every tag link whose copies differ its Thing's `added` and shown state (one statement); how many
+    it changed. For a load that ran with the triggers disabled, or a database restored from elsewhere."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "UPDATE things_thingtag SET added = t.added FROM things_thing t "
+            f"UPDATE things_thingtag SET added = t.added, shown = {_THING_SHOWN} FROM things_thing t "  # noqa: S608
             f"WHERE t.id = things_thingtag.thing_id AND ({_LINKS_ADDED_DIFFER})"  # noqa: S608 - fixed text
         )
         return cursor.rowcount

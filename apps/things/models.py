@@ -169,12 +169,19 @@ class ThingTag(models.Model):
     # the index below, a tag's Things newest first are one walk of the tag's own entries, however rare
     # or clustered the tag (docs/decisions.md, "A tag's Things in order").
     added = models.DateTimeField(null=True, editable=False)
+    # Whether everyone may see the Thing (published, not private, not hidden), copied by the database the
+    # same way (migration 0017), never written by Python (what it sends is replaced). With the partial index
+    # below, a deep page of a tag's Things is chosen in the index alone (selectors.tag_list_things). Null
+    # only until the database has written it (the quick start's SQLite writes it just after the insert).
+    shown = models.BooleanField(null=True, editable=False)
 
     class Meta:
         ordering = ["position", "id"]
         constraints = [models.UniqueConstraint(fields=["thing", "tag"], name="things_thingtag_unique")]
         indexes = [
             models.Index(fields=["tag", "-added", "-thing"], name="things_thingtag_newest_idx"),
+            models.Index(fields=["tag", "-added", "-thing"], name="things_thingtag_shown_idx",
+                         condition=models.Q(shown=True)),
         ]
         verbose_name = "Thing tag"
         verbose_name_plural = "Thing tags"

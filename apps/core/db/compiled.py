@@ -283,6 +283,37 @@ def deferred_page(queryset: QuerySet, using: str = "default") -> QuerySet:
     return queryset.filter(pk__in=page)
 
 
+class PagedByIds:
+    """A list read a page at a time (what Django's Paginator reads) whose pages after the first are the
+    rows of `rows` whose ids `ids` chooses for that window, in one statement (`rows` filtered on a sliced
+    subquery). For a list whose order and filter another table's index holds (a tag's Things: the tag
+    links' partial index of shown Things), so a deep page skips the rows before it in that index alone
+    instead of reading each one. `ids` must name the ids of `rows`, in `rows`' order; the rows keep their
+    own filter, so an id chosen wrongly can only leave a row out, never add one. A page that skips fewer
+    than `ids_first_from` rows reads `rows` as it is: the subquery costs more to build and plan than those
+    few rows cost to skip. `total`: the list's length when it is kept elsewhere."""
+
+    def __init__(self, rows: QuerySet, ids: QuerySet, *, ids_first_from: int, total: int | None = None):
+        self._rows, self._ids, self._total = rows, ids, total
+        self._ids_first_from = ids_first_from
+
+    def count(self) -> int:
+        return self._rows.count() if self._total is None else self._total
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, window):
+        start, stop = _page_window(window)
+        if start < self._ids_first_from:
+            return self._rows[start:stop]
+        return self._rows.filter(pk__in=self._ids[start:stop])
+
+    def values_list(self, *fields, **kwargs) -> "PagedByIds":
+        return PagedByIds(self._rows.values_list(*fields, **kwargs), self._ids,
+                          ids_first_from=self._ids_first_from, total=self._total)
+
+
 def _plan(compiler, using: str):
     """What ModelIterable works out once per queryset: the model's columns, the related populators and
     the annotations' positions."""
