@@ -284,8 +284,8 @@ def deferred_page(queryset: QuerySet, using: str = "default") -> QuerySet:
 
 
 class PagedByIds:
-    """A list read a page at a time (what Django's Paginator reads) whose pages after the first are the
-    rows of `rows` whose ids `ids` chooses for that window, in one statement (`rows` filtered on a sliced
+    """A list read a page at a time (what Django's Paginator reads) whose deep pages are the rows of
+    `rows` whose ids `ids` chooses for that window, in one statement (`rows` filtered on a sliced
     subquery). For a list whose order and filter another table's index holds (a tag's Things: the tag
     links' partial index of shown Things), so a deep page skips the rows before it in that index alone
     instead of reading each one. `ids` must name the ids of `rows`, in `rows`' order; the rows keep their
