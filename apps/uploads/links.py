@@ -20,9 +20,6 @@ from apps.accounts.links import iso8601
 from apps.core.pipeline.api import api_url, site_url
 from apps.uploads import store
 
-# Signed store URLs live this long: long enough to render a page and start a download, short enough
-# that a leaked URL of a draft's file soon stops working.
-STORE_URL_SECONDS = 3600
 PLACEHOLDER_THUMBNAIL = "things/placeholder.png"
 
 IMAGE_TYPES = ("thumb", "preview", "display")
@@ -34,7 +31,7 @@ PREVIEW_PREFERENCE = (("preview", "large"), ("preview", "medium"), ("display", "
 
 
 def store_url(key: str, *, filename: str | None = None) -> str:
-    return store.presigned_get_url(key, filename=filename, expires=STORE_URL_SECONDS)
+    return store.presigned_get_url(key, filename=filename)  # valid for presign.SIGNED_URL_SECONDS
 
 
 @cache

@@ -31,6 +31,7 @@ from apps.core.storage.presign import (  # noqa: F401 (the store's addresses, us
     content_disposition,
     presigned_get_url,
     public_endpoint,
+    sigv4_signing_key,
 )
 from apps.core.storage.presign import store_endpoint as _endpoint
 
@@ -306,14 +307,9 @@ def sign_v2(policy_b64: str, secret: str) -> str:
     return _b64(hmac.new(secret.encode(), policy_b64.encode(), hashlib.sha1).digest())
 
 
-def sign_v4(policy_b64: str, secret: str, *, date: str, region: str, service: str = "s3") -> str:
+def sign_v4(policy_b64: str, secret: str, *, date: str, region: str) -> str:
     """SigV4 of a POST policy: hex HMAC-SHA256 with the derived signing key of `date` (YYYYMMDD)."""
-
-    def mac(key: bytes, msg: str) -> bytes:
-        return hmac.new(key, msg.encode(), hashlib.sha256).digest()
-
-    signing_key = mac(mac(mac(mac(("AWS4" + secret).encode(), date), region), service), "aws4_request")
-    return hmac.new(signing_key, policy_b64.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(sigv4_signing_key(secret, date, region), policy_b64.encode(), hashlib.sha256).hexdigest()
 
 
 def post_form(

@@ -21,6 +21,8 @@ from urllib.parse import quote, urlsplit
 from django.conf import settings
 
 PRESIGN_WINDOW_SECONDS = 900
+# Signed store URLs live this long (at least): long enough to render a page and start a download, short
+# enough that a leaked URL of a draft's file soon stops working.
 SIGNED_URL_SECONDS = 3600
 
 
@@ -44,7 +46,10 @@ def content_disposition(filename: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def _sigv4_signing_key(secret: str, day: str, region: str) -> bytes:
+def sigv4_signing_key(secret: str, day: str, region: str) -> bytes:
+    """SigV4's derived S3 signing key of `day` (YYYYMMDD): signs GET URLs here and POST policies
+    (apps.uploads.store.sign_v4)."""
+
     def mac(key: bytes, msg: str) -> bytes:
         return hmac.new(key, msg.encode(), hashlib.sha256).digest()
 
@@ -85,7 +90,6 @@ def presigned_get_url(
     to_sign = "\n".join(
         ["AWS4-HMAC-SHA256", params["X-Amz-Date"], scope, hashlib.sha256(canonical.encode()).hexdigest()]
     )
-    signing_key = _sigv4_signing_key(settings.S3_SECRET_ACCESS_KEY, day, settings.S3_REGION)
+    signing_key = sigv4_signing_key(settings.S3_SECRET_ACCESS_KEY, day, settings.S3_REGION)
     signature = hmac.new(signing_key, to_sign.encode(), hashlib.sha256).hexdigest()
     return f"{scheme}://{endpoint.netloc}{path}?{query}&X-Amz-Signature={signature}"
-
