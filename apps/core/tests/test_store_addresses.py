@@ -33,8 +33,10 @@ class _Clock:
 
 @pytest.fixture
 def clock(monkeypatch):
-    monkeypatch.setattr(presign, "datetime", _Clock)
-    return _Clock
+    """A clock of this test's own (a subclass: setting `at` leaves _Clock and other tests alone)."""
+    own = type("TestClock", (_Clock,), {})
+    monkeypatch.setattr(presign, "datetime", own)
+    return own
 
 
 @pytest.fixture

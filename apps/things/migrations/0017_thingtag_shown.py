@@ -11,6 +11,8 @@ Thing or written by Python (whatever it sends, the database's value wins), and w
 publication, privacy or moderation changes, by whatever statement. Existing links are filled here.
 """
 
+from importlib import import_module
+
 from django.db import migrations, models
 
 PG_FORWARD = """
@@ -51,33 +53,6 @@ UPDATE things_thingtag tt SET shown = (t.is_published AND NOT t.is_private AND N
 FROM things_thing t WHERE t.id = tt.thing_id;
 """
 
-# Migration 0015's definitions, for going back.
-PG_BACKWARD = """
-CREATE OR REPLACE FUNCTION things_thingtag_added_copy() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    NEW.added := (SELECT t.added FROM things_thing t WHERE t.id = NEW.thing_id);
-    RETURN NEW;
-END
-$$;
----
-DROP TRIGGER IF EXISTS things_thingtag_added ON things_thingtag;
----
-CREATE TRIGGER things_thingtag_added BEFORE INSERT OR UPDATE OF thing_id, added ON things_thingtag
-FOR EACH ROW EXECUTE FUNCTION things_thingtag_added_copy();
----
-CREATE OR REPLACE FUNCTION things_thing_added_follow() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE things_thingtag SET added = NEW.added WHERE thing_id = NEW.id;
-    RETURN NULL;
-END
-$$;
----
-DROP TRIGGER IF EXISTS things_thing_added_follow ON things_thing;
----
-CREATE TRIGGER things_thing_added_follow AFTER UPDATE OF added ON things_thing
-FOR EACH ROW WHEN (OLD.added IS DISTINCT FROM NEW.added) EXECUTE FUNCTION things_thing_added_follow();
-"""
-
 # SQLite (the quick start) cannot change the row a BEFORE trigger inserts: the link is written after it.
 _SQLITE_LINK = """
 DROP TRIGGER IF EXISTS things_thingtag_added_{event};
@@ -111,43 +86,19 @@ UPDATE things_thingtag SET shown = COALESCE((SELECT t.is_published AND NOT t.is_
     FROM things_thing t WHERE t.id = things_thingtag.thing_id), 0);
 """)
 
-_SQLITE_LINK_0015 = """
-DROP TRIGGER IF EXISTS things_thingtag_added_{event};
----
-CREATE TRIGGER things_thingtag_added_{event} AFTER {clause} ON things_thingtag
-BEGIN
-    UPDATE things_thingtag SET added = (SELECT t.added FROM things_thing t WHERE t.id = NEW.thing_id)
-    WHERE id = NEW.id;
-END;
----"""
-SQLITE_BACKWARD = (
-    _SQLITE_LINK_0015.format(event="insert", clause="INSERT")
-    + _SQLITE_LINK_0015.format(event="update", clause="UPDATE OF thing_id, added")
-    + """
-DROP TRIGGER IF EXISTS things_thing_added_follow;
----
-CREATE TRIGGER things_thing_added_follow AFTER UPDATE OF added ON things_thing
-WHEN OLD.added IS NOT NEW.added
-BEGIN
-    UPDATE things_thingtag SET added = NEW.added WHERE thing_id = NEW.id;
-END;
-""")
+# Going back is migration 0015's state: its triggers dropped and made again by its own scripts (its
+# forward script ends with a fill of `added`, which finds nothing to change).
+_M0015 = import_module("apps.things.migrations.0015_thingtag_added")
 
 
 def forward(apps, schema_editor):
     postgresql = schema_editor.connection.vendor == "postgresql"
-    _run(schema_editor, PG_FORWARD if postgresql else SQLITE_FORWARD)
+    _M0015._run(schema_editor, PG_FORWARD if postgresql else SQLITE_FORWARD)
 
 
 def backward(apps, schema_editor):
-    postgresql = schema_editor.connection.vendor == "postgresql"
-    _run(schema_editor, PG_BACKWARD if postgresql else SQLITE_BACKWARD)
-
-
-def _run(schema_editor, script: str) -> None:
-    for statement in script.split("---"):
-        if statement.strip():
-            schema_editor.execute(statement, params=None)
+    _M0015.backward(apps, schema_editor)
+    _M0015.forward(apps, schema_editor)
 
 
 class Migration(migrations.Migration):
