@@ -125,3 +125,37 @@ def test_the_things_query_count_does_not_grow(api, rows, django_assert_num_queri
     assert f'page={rows}&per_page=1>; rel="last"' in response["Link"]
     with django_assert_num_queries(2):
         assert api.get("/tags/gear/").json()["count"] == rows
+
+
+@pytest.mark.caches_off
+@pytest.mark.parametrize("rows", [2, 30])
+def test_a_deep_page_chosen_by_its_ids_costs_the_same_statements(api, rows, monkeypatch, django_assert_num_queries):
+    from apps.things import selectors
+
+    monkeypatch.setattr(selectors, "TAG_IDS_FIRST_FROM", 1)  # every page but the first chosen in the index
+    things = ThingFactory.create_batch(rows, tags=["gear"])
+    api.get("/tags/gear/things")
+    # 1: the token; 2: the tag with its kept count; 3: the page's Things, their ids chosen in a subquery.
+    with django_assert_num_queries(3):
+        response = api.get(f"/tags/gear/things?per_page=1&page={rows}")
+    assert [t["id"] for t in response.json()] == [things[0].pk]  # the oldest: the last page
+
+
+@pytest.mark.parametrize("page", ["abc", "1.5x", "--2"])
+def test_a_page_that_is_no_number_is_400_on_the_ids_path_too(api, page, monkeypatch):
+    from apps.things import selectors
+
+    monkeypatch.setattr(selectors, "TAG_IDS_FIRST_FROM", 1)
+    ThingFactory.create_batch(3, tags=["gear"])
+    assert_error(api.get("/tags/gear/things", {"per_page": 1, "page": page}), 400, "VALIDATION_FAILED")
+
+
+@pytest.mark.parametrize("version", ["spec", "thingiverse"])
+def test_a_page_past_the_end_is_the_last_page_on_the_ids_path_too(api, version, monkeypatch):
+    from apps.things import selectors
+
+    monkeypatch.setattr(selectors, "TAG_IDS_FIRST_FROM", 1)
+    things = ThingFactory.create_batch(3, tags=["gear"])
+    for page in (2, 3, 4, 10**30):
+        response = api.get("/tags/gear/things", {"per_page": 1, "page": page}, HTTP_THINGYARD_VERSION=version)
+        assert [t["id"] for t in response.json()] == [things[1 if page == 2 else 0].pk], page
