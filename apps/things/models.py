@@ -113,10 +113,13 @@ class Thing(LeanFromDb, Moderated):
             models.Index(fields=["creator", "-added", "-id"], name="things_creator_added_idx"),
             models.Index(fields=["category", "is_published", "-added"], name="things_category_added_idx"),
             models.Index(fields=["is_featured", "-featured_at"], name="things_featured_idx"),
-            # /popular/'s candidates by their lifetime activity (selectors.thing_list_popular).
+            # /popular/'s Things by their lifetime activity (selectors.thing_list_popular, PopularPages): a
+            # page's run walked in the index alone, its filter's `is_hidden` and the expression's columns
+            # included (PostgreSQL; SQLite has no INCLUDE and reads the rows).
             models.Index(
                 popular_lifetime().desc(), models.F("added").desc(), models.F("id").desc(),
                 name="things_popular_lifetime_idx", condition=models.Q(is_published=True, is_private=False),
+                include=["is_hidden", "make_count", "download_count"],
             ),
             # A page of /newest/ chosen in the index alone (apps.core.db.compiled.deferred_page): the list's
             # order, and `is_hidden`, the one column of its filter beyond the condition, as a last key.

@@ -224,12 +224,13 @@ class PopularThingsView(KeptListView):
         return super().get(request)
 
     def things(self, request):
-        # Only the Things that can be on the pages up to the one asked for are ranked (thing_list_popular).
-        # A page past the end is answered with the last one, which the bound covers too; with a value that
-        # is not a number, the paginator answers 400 before any row is read.
+        # Each page reads its own Things, not the ones before it (PopularPages); for staff, only the Things
+        # that can be on the pages up to the one asked for are ranked (thing_list_popular). A page past the
+        # end is answered with the last one, which the bound covers too; with a value that is not a number,
+        # the paginator answers 400 before any row is read.
         params = page_params(request.GET)
         within = params[0] * params[1] if params is not None else None
-        return selectors.thing_list_popular(viewer=request.user, within=within)
+        return selectors.thing_list_popular_pages(viewer=request.user, within=within)
 
     def total(self, request):
         # Every published Thing is on the list; its candidates-only statement must not be what is counted.

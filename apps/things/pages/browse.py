@@ -33,7 +33,7 @@ def index(request):
     context = {
         "featured": list(selectors.thing_list_featured(viewer=viewer)[:FRONT_FEATURED]),
         "newest": list(selectors.thing_list_newest(viewer=viewer)[:FRONT_NEWEST]),
-        "popular": list(selectors.thing_list_popular(viewer=viewer, within=FRONT_POPULAR)[:FRONT_POPULAR]),
+        "popular": list(selectors.thing_list_popular_pages(viewer=viewer, within=FRONT_POPULAR)[:FRONT_POPULAR]),
         "categories": list(selectors.category_top_list(viewer=viewer)),
     }
     return render(request, "things/index.html", context)
@@ -45,11 +45,12 @@ def browse_list(request, kind: str):
         raise Http404
     title, lead, listing = LISTS[kind]
     if kind == "popular":
-        # Only the Things that can be on the pages up to this one are ranked (selectors.thing_list_popular);
-        # the list's length is that of every published Thing.
+        # Each page reads its own Things (selectors.PopularPages; for staff, the Things that can be on the
+        # pages up to this one are ranked); the list's length is that of every published Thing.
         total = list_total(selectors.thing_list_published(viewer=request.user))
         within = page_number(request, total) * PAGE_SIZE
-        page = paginate(request, selectors.thing_list_popular(viewer=request.user, within=within), total=total)
+        things = selectors.thing_list_popular_pages(viewer=request.user, within=within)
+        page = paginate(request, things, total=total)
     else:
         # For anyone but staff (who see hidden Things), the list's statement compiled once, as the API reads
         # it: a page after the first chosen by its ids in the list's index (apps.core.db.compiled).
