@@ -9,6 +9,7 @@ from apps.accounts.tests.factories import UserFactory
 from apps.core.db.compiled import CompiledQuery
 from apps.things import selectors, services
 from apps.things.tests.factories import ThingFactory
+from tests.support.plans import plan_on_a_small_table
 
 pytestmark = pytest.mark.django_db
 
@@ -165,9 +166,5 @@ def test_a_page_after_the_first_is_chosen_by_its_ids_in_the_index_alone():
         assert (f"LIMIT 2 OFFSET {start}) AS page" in sql) is deferred and sql.endswith("LIMIT 2 OFFSET 0") is not deferred
     ids_sql = rows.page_query(30)._compile()[1]
     inner = ids_sql[ids_sql.index("(SELECT * FROM (") + len("(SELECT * FROM ("): ids_sql.index("/* page window */")]
-    with connection.cursor() as cursor:
-        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):  # a few rows: any plan is cheap
-            cursor.execute(f"SET LOCAL {setting} = off")
-        cursor.execute("EXPLAIN " + inner + " LIMIT 30 OFFSET 30")
-        plan = "\n".join(row[0] for row in cursor.fetchall())
+    plan = plan_on_a_small_table(inner + " LIMIT 30 OFFSET 30")
     assert "Index Only Scan using things_listed_added_idx" in plan, plan

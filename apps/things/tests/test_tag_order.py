@@ -20,6 +20,7 @@ from apps.things.models import Tag, Thing, ThingTag
 from apps.things.tests.factories import ThingFactory
 from tests.support.api import ids
 from tests.support.quickstart import quickstart_shell
+from tests.support.plans import plan_on_a_small_table
 
 
 @pytest.mark.django_db(transaction=True)
@@ -157,11 +158,7 @@ def test_a_deep_page_is_chosen_in_the_shown_links_index_alone(owner):
     listed = tag_list_things(tag=Tag.objects.get(name="gear"), viewer=None)
     start = TAG_IDS_FIRST_FROM
     sql, params = listed[start:start + 30].query.sql_with_params()
-    with connection.cursor() as cursor:
-        for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):  # a few rows: any plan is cheap
-            cursor.execute(f"SET LOCAL {setting} = off")
-        cursor.execute("EXPLAIN " + sql, params)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
+    plan = plan_on_a_small_table(sql, params)
     assert "Index Only Scan using things_thingtag_shown_idx" in plan, plan
     assert list(tag_list_things(tag=Tag.objects.get(name="gear"), viewer=None)[0:30]) == [thing]
 
