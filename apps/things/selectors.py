@@ -451,7 +451,8 @@ def thing_list_popular(*, viewer, now=None, within: int | None = None) -> QueryS
 
 
 # A page of the public /popular/ from this offset on is chosen by PopularPages' merge; one before it ranks
-# its candidates (thing_list_popular's `within`), which costs less than the merge's two statements there.
+# its candidates (thing_list_popular's `within`), which costs about as much as the merge's two extra
+# statements there (docs/decisions.md: where the merge starts).
 POPULAR_MERGED_FROM = 1000
 
 
@@ -481,10 +482,12 @@ class PopularPages:
     (popular_window_ids). Its rows then come from thing_list_popular itself, filtered to those ids, ranked
     and filtered as the list is: an id chosen wrongly (a like added meanwhile) can only leave a Thing out,
     never show one a viewer may not see. `now`: the one moment of the page's window, for all its
-    statements; `values`: values_list's arguments, applied to the rows."""
+    statements; `values`: values_list's arguments, applied to the rows. A PopularPages made inside
+    thing_ids_only() builds its rows as that block would, when they are read after it."""
 
-    def __init__(self, *, now, values: tuple[tuple, dict] | None = None):
+    def __init__(self, *, now, values: tuple[tuple, dict] | None = None, ids_only: bool | None = None):
         self._now, self._values = now, values
+        self._ids_only = _IDS_ONLY.get() if ids_only is None else ids_only
 
     def count(self) -> int:
         return thing_list_published(viewer=None).count()
@@ -503,10 +506,14 @@ class PopularPages:
         return self._rows().filter(pk__in=popular_window_ids(self._now, start, stop))
 
     def values_list(self, *fields, **kwargs) -> "PopularPages":
-        return PopularPages(now=self._now, values=(fields, kwargs))
+        return PopularPages(now=self._now, values=(fields, kwargs), ids_only=self._ids_only)
 
     def _rows(self, within: int | None = None) -> QuerySet:
-        rows = thing_list_popular(viewer=None, now=self._now, within=within)
+        token = _IDS_ONLY.set(self._ids_only)
+        try:
+            rows = thing_list_popular(viewer=None, now=self._now, within=within)
+        finally:
+            _IDS_ONLY.reset(token)
         return rows.values_list(*self._values[0], **self._values[1]) if self._values is not None else rows
 
 

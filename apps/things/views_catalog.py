@@ -224,8 +224,8 @@ class PopularThingsView(KeptListView):
         return super().get(request)
 
     def things(self, request):
-        # Each page reads its own Things, not the ones before it (PopularPages); for staff, only the Things
-        # that can be on the pages up to the one asked for are ranked (thing_list_popular). A page past the
+        # A deep page reads its own Things, not the ones before it (PopularPages); an early one, and any page
+        # staff read, ranks only the Things that can be on the pages up to it (thing_list_popular). A page past the
         # end is answered with the last one, which the bound covers too; with a value that is not a number,
         # the paginator answers 400 before any row is read.
         params = page_params(request.GET)

@@ -45,8 +45,8 @@ def browse_list(request, kind: str):
         raise Http404
     title, lead, listing = LISTS[kind]
     if kind == "popular":
-        # Each page reads its own Things (selectors.PopularPages; for staff, the Things that can be on the
-        # pages up to this one are ranked); the list's length is that of every published Thing.
+        # A deep page reads its own Things (selectors.PopularPages); an early one, and any page staff read,
+        # ranks the Things that can be on the pages up to it. The list's length is that of every published Thing.
         total = list_total(selectors.thing_list_published(viewer=request.user))
         within = page_number(request, total) * PAGE_SIZE
         things = selectors.thing_list_popular_pages(viewer=request.user, within=within)

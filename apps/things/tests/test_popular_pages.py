@@ -133,3 +133,18 @@ def test_a_merged_page_costs_the_same_statements_for_1_and_30_things(api, monkey
     # lifetime index; the page's rows.
     with django_assert_num_queries(5):
         assert len(api.get("/popular/").json()) == rows
+
+
+@pytest.mark.parametrize("merged_from", [0, 1000])
+def test_pages_made_for_ids_only_read_no_picture_after_the_block(catalogue, monkeypatch, merged_from):
+    """The cached lists build /popular/'s ids inside thing_ids_only() and read the page after it
+    (apps.things.views_catalog): the page's statement still leaves the pictures' join out."""
+    from apps.things.selectors import thing_ids_only
+
+    monkeypatch.setattr("apps.things.selectors.POPULAR_MERGED_FROM", merged_from)
+    now = timezone.now()
+    with thing_ids_only():
+        for_ids = PopularPages(now=now)
+    for pages in (for_ids, for_ids.values_list("pk", "version")):
+        assert "uploads_image" not in str(pages[0:30].query)
+    assert "uploads_image" in str(PopularPages(now=now)[0:30].query)
