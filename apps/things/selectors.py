@@ -456,17 +456,14 @@ def thing_list_popular(*, viewer, now=None, within: int | None = None) -> QueryS
 POPULAR_MERGED_FROM = 1000
 
 
-def thing_list_popular_pages(*, viewer, within: int | None = None) -> "QuerySet | PopularPages":
-    """/popular/ as the API and the site page it: for anyone but staff a PopularPages, whose deep pages
-    read their own Things and not the ones before them; for staff, who see hidden Things,
-    thing_list_popular ranking the candidates up to `within`."""
-    if viewer_sees_hidden(viewer):
-        return thing_list_popular(viewer=viewer, within=within)
-    return PopularPages(now=timezone.now())
+def thing_list_popular_pages(*, viewer) -> "PopularPages":
+    """/popular/ as the API and the site page it, for `viewer` (staff see hidden Things too): a
+    PopularPages, whose deep pages read their own Things and not the ones before them."""
+    return PopularPages(viewer=viewer, now=timezone.now())
 
 
 class PopularPages:
-    """The public /popular/ list read a page at a time (what Django's Paginator and the API's pagination
+    """The /popular/ list as `viewer` may see it (thing_public_q) read a page at a time (what Django's Paginator and the API's pagination
     read). A page from offset POPULAR_MERGED_FROM on is chosen without ranking the Things before it
     (docs/decisions.md: "Deep pages of /popular/ chosen in the lifetime index"); an earlier one ranks its
     candidates as thing_list_popular(within=…) does.
@@ -474,23 +471,23 @@ class PopularPages:
     The list is the merge of two sequences in the same order (popularity, then newest, then id, each
     descending):
     - R, the Things liked within the window, ranked by their popularity (few: one statement reads them all);
-    - N, every other public Thing, whose popularity is its lifetime part alone, in the order the partial
+    - N, every other Thing on the list, whose popularity is its lifetime part alone, in the order the partial
       index `things_popular_lifetime_idx` holds (with its INCLUDE columns, an index-only walk).
     The j-th Thing of N stands at j + c in the list, c the number of R ranked before it, and c ≤ |R|.
     So the Things at [start, stop) are among R and N[start - |R| : stop]: the page reads that run of N
     (skipping its first entries in the index alone), merges it with R, and takes the positions it asks for
     (popular_window_ids). Its rows then come from thing_list_popular itself, filtered to those ids, ranked
     and filtered as the list is: an id chosen wrongly (a like added meanwhile) can only leave a Thing out,
-    never show one a viewer may not see. `now`: the one moment of the page's window, for all its
+    never show one the viewer may not see. `now`: the one moment of the page's window, for all its
     statements; `values`: values_list's arguments, applied to the rows. A PopularPages made inside
     thing_ids_only() builds its rows as that block would, when they are read after it."""
 
-    def __init__(self, *, now, values: tuple[tuple, dict] | None = None, ids_only: bool | None = None):
-        self._now, self._values = now, values
+    def __init__(self, *, viewer=None, now, values: tuple[tuple, dict] | None = None, ids_only: bool | None = None):
+        self._viewer, self._now, self._values = viewer, now, values
         self._ids_only = _IDS_ONLY.get() if ids_only is None else ids_only
 
     def count(self) -> int:
-        return thing_list_published(viewer=None).count()
+        return thing_list_published(viewer=self._viewer).count()
 
     def __len__(self) -> int:
         return self.count()
@@ -503,35 +500,35 @@ class PopularPages:
             return self._rows().none()
         if start < POPULAR_MERGED_FROM:
             return self._rows(within=stop)[start:stop]
-        return self._rows().filter(pk__in=popular_window_ids(self._now, start, stop))
+        return self._rows().filter(pk__in=popular_window_ids(self._now, start, stop, viewer=self._viewer))
 
     def values_list(self, *fields, **kwargs) -> "PopularPages":
-        return PopularPages(now=self._now, values=(fields, kwargs), ids_only=self._ids_only)
+        return PopularPages(viewer=self._viewer, now=self._now, values=(fields, kwargs), ids_only=self._ids_only)
 
     def _rows(self, within: int | None = None) -> QuerySet:
         token = _IDS_ONLY.set(self._ids_only)
         try:
-            rows = thing_list_popular(viewer=None, now=self._now, within=within)
+            rows = thing_list_popular(viewer=self._viewer, now=self._now, within=within)
         finally:
             _IDS_ONLY.reset(token)
         return rows.values_list(*self._values[0], **self._values[1]) if self._values is not None else rows
 
 
-def popular_window_ids(now, start: int, stop: int) -> list[int]:
-    """The ids at positions [start, stop) of the public /popular/ list at `now` (PopularPages explains
-    how): two statements, whatever the depth."""
+def popular_window_ids(now, start: int, stop: int, *, viewer=None) -> list[int]:
+    """The ids at positions [start, stop) of the /popular/ list as `viewer` may see it at `now`
+    (PopularPages explains how): two statements, whatever the depth."""
     since = now - POPULAR_WINDOW
-    public = Thing.objects.filter(thing_public_q(None))
+    listed = Thing.objects.filter(thing_public_q(viewer))
     liked = Like.objects.filter(created__gte=since).values("thing_id")
-    # R: (popularity, added, id) of every public Thing liked in the window.
+    # R: (popularity, added, id) of every Thing on the list liked in the window.
     recent = sorted(
-        thing_list_popular(viewer=None, now=now).filter(pk__in=liked).values_list("popularity", "added", "pk"),
+        thing_list_popular(viewer=viewer, now=now).filter(pk__in=liked).values_list("popularity", "added", "pk"),
         reverse=True,
     )
     first = max(0, start - len(recent))
     # N[first:stop]: the others in the lifetime index's order, whose popularity is their lifetime part.
     run = list(
-        public.exclude(pk__in=liked)
+        listed.exclude(pk__in=liked)
         .order_by(popular_lifetime().desc(), "-added", "-id")
         .annotate(lifetime=popular_lifetime())
         .values_list("lifetime", "added", "pk")[first:stop]

@@ -224,13 +224,10 @@ class PopularThingsView(KeptListView):
         return super().get(request)
 
     def things(self, request):
-        # A deep page reads its own Things, not the ones before it (PopularPages); an early one, and any page
-        # staff read, ranks only the Things that can be on the pages up to it (thing_list_popular). A page past the
-        # end is answered with the last one, which the bound covers too; with a value that is not a number,
-        # the paginator answers 400 before any row is read.
-        params = page_params(request.GET)
-        within = params[0] * params[1] if params is not None else None
-        return selectors.thing_list_popular_pages(viewer=request.user, within=within)
+        # A deep page reads its own Things, not the ones before it; an early one ranks only the Things that can
+        # be on the pages up to it (selectors.PopularPages). A page past the end is answered with the last one;
+        # with a value that is not a number, the paginator answers 400 before any row is read.
+        return selectors.thing_list_popular_pages(viewer=request.user)
 
     def total(self, request):
         # Every published Thing is on the list; its candidates-only statement must not be what is counted.

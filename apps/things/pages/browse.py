@@ -10,7 +10,7 @@ from django.shortcuts import render
 from apps.core.domain.exceptions import NotFound
 from apps.core.domain.moderation import viewer_sees_hidden
 from apps.core.pipeline.pagination import list_total
-from apps.core.site.pages import PAGE_SIZE, page_number, paginate
+from apps.core.site.pages import paginate
 from apps.things import selectors
 
 FRONT_FEATURED = 4
@@ -33,7 +33,7 @@ def index(request):
     context = {
         "featured": list(selectors.thing_list_featured(viewer=viewer)[:FRONT_FEATURED]),
         "newest": list(selectors.thing_list_newest(viewer=viewer)[:FRONT_NEWEST]),
-        "popular": list(selectors.thing_list_popular_pages(viewer=viewer, within=FRONT_POPULAR)[:FRONT_POPULAR]),
+        "popular": list(selectors.thing_list_popular_pages(viewer=viewer)[:FRONT_POPULAR]),
         "categories": list(selectors.category_top_list(viewer=viewer)),
     }
     return render(request, "things/index.html", context)
@@ -45,12 +45,10 @@ def browse_list(request, kind: str):
         raise Http404
     title, lead, listing = LISTS[kind]
     if kind == "popular":
-        # A deep page reads its own Things (selectors.PopularPages); an early one, and any page staff read,
-        # ranks the Things that can be on the pages up to it. The list's length is that of every published Thing.
+        # A deep page reads its own Things; an early one ranks the Things that can be on the pages up to it
+        # (selectors.PopularPages). The list's length is that of every published Thing.
         total = list_total(selectors.thing_list_published(viewer=request.user))
-        within = page_number(request, total) * PAGE_SIZE
-        things = selectors.thing_list_popular_pages(viewer=request.user, within=within)
-        page = paginate(request, things, total=total)
+        page = paginate(request, selectors.thing_list_popular_pages(viewer=request.user), total=total)
     else:
         # For anyone but staff (who see hidden Things), the list's statement compiled once, as the API reads
         # it: a page after the first chosen by its ids in the list's index (apps.core.db.compiled).
