@@ -1,5 +1,5 @@
 """Reads of Things: one visibility matrix (spec §4.2 / §7) and list querysets with constant query counts."""
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from contextvars import ContextVar
 
@@ -14,6 +14,7 @@ from apps.core.db.compiled import (
     CompiledRows,
     PagedByIds,
     ReadWithToken,
+    page_window,
     StandInViewer,
     placeholder,
 )
@@ -437,7 +438,7 @@ def thing_list_popular(*, viewer, now=None, within: int | None = None) -> QueryS
         )
         # Nested once more, the LIMIT is inside a subquery of the UNION's branch, which SQLite accepts too.
         first = Thing.objects.filter(pk__in=lifetime_first).values("pk")
-        liked = Like.objects.filter(created__gte=since).values("thing_id")
+        liked = _liked_since(since)
         things = things.filter(pk__in=first.union(liked))
     # The window's likes joined and counted in one pass (a LEFT JOIN grouped by Thing), not counted once per
     # ranked Thing by a correlated subquery: a deep page ranks nearly every Thing, and at 100,000 Things
@@ -463,8 +464,8 @@ def thing_list_popular_pages(*, viewer) -> "PopularPages":
 
 
 class PopularPages:
-    """The /popular/ list as `viewer` may see it (thing_public_q) read a page at a time (what Django's Paginator and the API's pagination
-    read). A page from offset POPULAR_MERGED_FROM on is chosen without ranking the Things before it
+    """The /popular/ list as `viewer` may see it (thing_public_q), read a page at a time (what Django's
+    Paginator and the API's pagination read). A page from offset POPULAR_MERGED_FROM on is chosen without ranking the Things before it
     (docs/decisions.md: "Deep pages of /popular/ chosen in the lifetime index"); an earlier one ranks its
     candidates as thing_list_popular(within=…) does.
 
@@ -493,9 +494,7 @@ class PopularPages:
         return self.count()
 
     def __getitem__(self, window):
-        if not isinstance(window, slice) or window.step is not None or window.stop is None:
-            raise TypeError("/popular/ is read a page at a time")
-        start, stop = max(window.start or 0, 0), max(window.stop, 0)
+        start, stop = (max(bound, 0) for bound in page_window(window))
         if stop <= start:
             return self._rows().none()
         if start < POPULAR_MERGED_FROM:
@@ -506,11 +505,8 @@ class PopularPages:
         return PopularPages(viewer=self._viewer, now=self._now, values=(fields, kwargs), ids_only=self._ids_only)
 
     def _rows(self, within: int | None = None) -> QuerySet:
-        token = _IDS_ONLY.set(self._ids_only)
-        try:
+        with thing_ids_only() if self._ids_only else nullcontext():
             rows = thing_list_popular(viewer=self._viewer, now=self._now, within=within)
-        finally:
-            _IDS_ONLY.reset(token)
         return rows.values_list(*self._values[0], **self._values[1]) if self._values is not None else rows
 
 
@@ -519,7 +515,7 @@ def popular_window_ids(now, start: int, stop: int, *, viewer=None) -> list[int]:
     (PopularPages explains how): two statements, whatever the depth."""
     since = now - POPULAR_WINDOW
     listed = Thing.objects.filter(thing_public_q(viewer))
-    liked = Like.objects.filter(created__gte=since).values("thing_id")
+    liked = _liked_since(since)
     # R: (popularity, added, id) of every Thing on the list liked in the window.
     recent = sorted(
         thing_list_popular(viewer=viewer, now=now).filter(pk__in=liked).values_list("popularity", "added", "pk"),
@@ -540,6 +536,12 @@ def popular_window_ids(now, start: int, stop: int, *, viewer=None) -> list[int]:
     # (N[first] stands at first + c ≤ start), and exactly where it is when first == 0.
     merged = sorted(recent + run, reverse=True)
     return [key[2] for offset, key in enumerate(merged, first) if start <= offset < stop]
+
+
+def _liked_since(since) -> QuerySet:
+    """The ids of the Things liked from `since` on (a subquery): /popular/'s Things whose popularity is
+    more than their lifetime part."""
+    return Like.objects.filter(created__gte=since).values("thing_id")
 
 
 def thing_list_featured(*, viewer) -> QuerySet:

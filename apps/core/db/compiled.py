@@ -304,7 +304,7 @@ class PagedByIds:
         return self.count()
 
     def __getitem__(self, window):
-        start, stop = _page_window(window)
+        start, stop = page_window(window)
         if start < self._ids_first_from:
             return self._rows[start:stop]
         return self._rows.filter(pk__in=self._ids[start:stop])
@@ -415,7 +415,7 @@ class BoundRows:
         return self.count()
 
     def __getitem__(self, window):
-        start, stop = _page_window(window)
+        start, stop = page_window(window)
         limit = max(0, stop - start)
         if self._read is not None:
             (read_limit, read_offset), rows = self._read
@@ -425,7 +425,8 @@ class BoundRows:
         return self._query(start).window(limit, start)
 
 
-def _page_window(window) -> tuple[int, int]:
+def page_window(window) -> tuple[int, int]:
+    """(start, stop) of a page slice, as Django's Paginator asks for one; TypeError for anything else."""
     if not isinstance(window, slice) or window.step is not None or window.stop is None:
         raise TypeError("a compiled list is read a page at a time")
     return window.start or 0, window.stop
@@ -457,7 +458,7 @@ class BoundIds:
         return self.count()
 
     def __getitem__(self, window):
-        start, stop = _page_window(window)
+        start, stop = page_window(window)
         chosen = self.deferred if page_reads_ids_first(start) else None
         sql, params = chosen if chosen is not None else (self.sql, self.params)
         with statement_cursor(self.using) as cursor:
