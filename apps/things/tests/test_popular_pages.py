@@ -152,3 +152,25 @@ def test_pages_made_for_ids_only_read_no_picture_after_the_block(catalogue, monk
     for pages in (for_ids, for_ids.values_list("pk", "version")):
         assert "uploads_image" not in str(pages[0:30].query)
     assert "uploads_image" in str(PopularPages(now=now)[0:30].query)
+
+
+@pytest.mark.parametrize("version", ["spec", "thingiverse"])
+@pytest.mark.parametrize("caches_on", [True, False])
+def test_merged_pages_take_bad_input_as_the_list_always_did(api, catalogue, client, monkeypatch, settings, version,
+                                                            caches_on):
+    """Every page merged: a page that is no number is 400 with the error body, one past any integer is
+    the last page, in both wire versions, the body cache on and off; the site shows its first page."""
+    from tests.support.api import assert_error
+
+    monkeypatch.setattr("apps.things.selectors.POPULAR_MERGED_FROM", 0)
+    if not caches_on:
+        settings.THING_BODY_CACHE_SECONDS = 0
+    whole = list(thing_list_popular(viewer=None, now=timezone.now()).values_list("pk", flat=True))
+    headers = {"HTTP_THINGYARD_VERSION": version}
+    assert_error(api.get("/popular/", {"page": "abc"}, **headers), 400, "VALIDATION_FAILED")
+    last = api.get("/popular/", {"page": str(2**63), "per_page": 10}, **headers)
+    assert last.status_code == 200, last.content
+    assert [thing["id"] for thing in last.json()] == whole[30:]
+    assert 'page=4&per_page=10>; rel="last"' in last["Link"]
+    page = client.get("/browse/popular?page=abc")
+    assert [thing.pk for thing in page.context["page"].object_list] == whole[:PAGE_SIZE]
