@@ -110,7 +110,8 @@ class UserSerializer(UserSummarySerializer):
         return markdown_render(user.bio or "")
 
     def wire_count_of_designs(self, user) -> int:
-        return user.things.filter(is_published=True, is_hidden=False).count()
+        # What anyone may see of theirs: a private Thing is its creator's alone (it is not counted either).
+        return user.things.filter(is_published=True, is_hidden=False, is_private=False).count()
 
     def wire_count_of_followers(self, user) -> int:
         return user.follower_links.count()

@@ -3,7 +3,7 @@ from rest_framework import serializers
 
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
-from apps.makes import links
+from apps.makes import links, selectors
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
 from apps.core.pipeline import wire
 from apps.core.pipeline.fields import StrictCharField
@@ -62,7 +62,7 @@ class MakeSerializer(serializers.Serializer):
         return document_render(make.description)
 
     def wire_root_comment_count(self, make) -> int:
-        return make.comments.filter(parent__isnull=True, counted=True).count()
+        return selectors.make_root_comment_count(make)
 
 
 class MakeWithImagesSerializer(MakeSerializer):

@@ -8,6 +8,7 @@ from django.db import connection
 from django.db.models import BooleanField, Exists, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
+from apps.core.db import count_subquery
 from apps.core.db.compiled import (
     CompiledIds,
     CompiledQuery,
@@ -105,9 +106,11 @@ def thing_queryset(*, viewer) -> QuerySet:
 
 
 # What ThingShortSerializer shows (docs/decisions.md: the shorter Thing of lists), and nothing more: lists
-# skip the per-viewer annotations and the long text columns of the detail view.
+# skip the per-viewer annotations and the long text columns of the detail view. The three counters are what
+# the `thingiverse` wire version's short Thing adds (apps.core.pipeline.wire), read in the same statement.
 SHORT_THING_FIELDS = (
     "id", "name", "is_published", "is_hidden", "is_private", "is_wip", "like_count", "added", "version", "creator",
+    "collect_count", "make_count", "comment_count",
     "creator__username", "creator__first_name", "creator__last_name", "creator__avatar",
 )
 
@@ -210,8 +213,8 @@ def _with_detail_counts(qs: QuerySet) -> QuerySet:
     """`remix_count` and `root_comment_count` of the detail body (ThingSerializer), as subqueries of its
     one statement."""
     return qs.annotate(
-        remix_count_shown=_count_of(_remixes_shown().filter(ancestor=OuterRef("pk"))),
-        root_comment_count_shown=_count_of(_root_comments_shown().filter(thing=OuterRef("pk"))),
+        remix_count_shown=count_subquery(_remixes_shown().filter(ancestor=OuterRef("pk"))),
+        root_comment_count_shown=count_subquery(_root_comments_shown().filter(thing=OuterRef("pk"))),
     )
 
 
@@ -259,12 +262,6 @@ from apps.things.normalize import category_slug, tag_normalize  # noqa: E402
 # (their weights: apps.things.models.popular_lifetime).
 POPULAR_WINDOW = timedelta(days=30)
 POPULAR_LIKE_WEIGHT = 10
-
-
-def _count_of(queryset) -> Coalesce:
-    """A correlated `SELECT COUNT(*)` subquery: one per row inside the same statement, never N+1."""
-    counted = queryset.order_by().annotate(n=Func(F("pk"), function="COUNT")).values("n")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
 def _in_category_tree(category_id) -> Q:

@@ -74,6 +74,28 @@ class ThingShortSerializer(serializers.Serializer):
             "added": iso8601(thing.added),
         }
 
+    # --- what the `thingiverse` wire version's short Thing adds (apps.core.pipeline.wire: Provide) ----------
+    # Columns of the list's own statement (selectors.SHORT_THING_FIELDS) and the pictures it joins: no
+    # statement of their own.
+
+    def wire_created_at(self, thing) -> str:
+        return iso8601(thing.added)
+
+    def wire_preview_image(self, thing) -> str:
+        return links.thing_preview_url(thing)
+
+    def wire_is_private(self, thing) -> int:
+        return 1 if thing.is_private else 0
+
+    def wire_collect_count(self, thing) -> int:
+        return thing.collect_count
+
+    def wire_make_count(self, thing) -> int:
+        return thing.make_count
+
+    def wire_comment_count(self, thing) -> int:
+        return thing.comment_count
+
 
 class FavoriteSerializer(ThingShortSerializer):
     """A Favorite (spec §4.1 /users/{username}/favorites): the short Thing the user liked, plus

@@ -43,3 +43,43 @@ def test_the_two_documents_differ_where_the_table_says(db):
         assert {"details", "description_html", "instructions_html", "view_count", "download_count"} <= set(
             schemas["Thing"]["properties"])
         assert {"direct_url", "download_count"} <= set(schemas["File"]["properties"])
+
+
+def _statements(api, paths: list[str], version: str) -> dict[str, tuple[int, int]]:
+    """path → (status, statements) of a first read: the caches emptied before it, after one read of the
+    same path (what a process does once: statements compiled, the connection's first checks)."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    found = {}
+    for path in paths:
+        api.get(path, HTTP_THINGYARD_VERSION=version)
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            status = api.get(path, HTTP_THINGYARD_VERSION=version).status_code
+        found[path] = (status, len(queries))
+    return found
+
+
+def test_what_a_version_adds_costs_statements_per_answer_never_per_item(world, api, user, application):
+    """A version's additions (wire.Provide) may read what the base shape does not (a Thing's tag objects,
+    a user's counts), once per answer: what `thingiverse` costs beyond `spec` does not grow when every
+    list of the world holds a second item. A field computed per item of a list with a statement of its own
+    would grow it."""
+    values = world.path_values()
+    paths = sorted(set(_get_paths(document("spec"), values)) & set(_get_paths(document("thingiverse"), values)))
+    before = {version: _statements(api, paths, version) for version in VERSIONS}
+    world_build(owner=user, app=application)  # a second of everything the first world has, the same owner's
+    after = {version: _statements(api, paths, version) for version in VERSIONS}
+    grown, compared = {}, 0
+    for path in paths:
+        if {before[v][path][0] for v in VERSIONS} | {after[v][path][0] for v in VERSIONS} != {200}:
+            continue
+        compared += 1
+        extra_before = before["thingiverse"][path][1] - before["spec"][path][1]
+        extra_after = after["thingiverse"][path][1] - after["spec"][path][1]
+        if extra_after > extra_before:
+            grown[path] = (extra_before, extra_after)
+    assert not grown, grown
+    assert compared >= 0.7 * len(paths), (compared, len(paths))

@@ -7,6 +7,8 @@ import pytest
 from django.test import Client
 
 from apps.comments.tests.factories import CommentFactory
+from apps.makes.tests.factories import MakeFactory
+from apps.thingcollections.tests.factories import CollectionFactory, CollectionThingFactory
 from apps.search.tests.helpers import indexed_thing
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.tests.file_factories import ThingFileFactory, put
@@ -73,6 +75,68 @@ def test_short_things_in_lists_carry_0_and_1(api, user, family):
     for path in (f"/users/{user.username}/things", "/newest/"):
         assert api.get(path).json()[0]["is_published"] is True
         assert api.get(path, **LIVE).json()[0]["is_published"] == 1
+
+
+# The live short Thing's fields Thingyard has, sent under `thingiverse` only (docs/compatibility.md).
+SHORT_LIVE_FIELDS = {
+    "created_at", "preview_image", "is_private", "is_purchased", "collect_count", "make_count", "comment_count",
+    "is_nsfw",
+}
+
+
+@pytest.fixture
+def counted(user, other_user):
+    thing = indexed_thing(creator=user, name="Counted widget", collect_count=2, make_count=3, comment_count=4)
+    MakeFactory(thing=thing, creator=other_user)
+    collection = CollectionFactory(creator=user)
+    CollectionThingFactory(collection=collection, thing=thing)
+    return thing, collection
+
+
+def _short_paths(user, thing, collection) -> list[str]:
+    return [
+        f"/users/{user.username}/things", "/newest/", "/popular/", "/search/widget",
+        f"/collections/{collection.pk}/things", f"/things/{thing.pk}/copies",
+    ]
+
+
+def _the_short(body, thing_id: int) -> dict:
+    items = body["hits"] if isinstance(body, dict) and "hits" in body else body
+    found = [item.get("thing", item) for item in items if item.get("thing", item)["id"] == thing_id]
+    assert len(found) == 1, body
+    return found[0]
+
+
+def test_short_things_carry_the_live_fields_under_thingiverse_only(api, user, counted):
+    thing, collection = counted
+    for path in _short_paths(user, thing, collection):
+        spec = _the_short(api.get(path).json(), thing.pk)
+        live = _the_short(api.get(path, **LIVE).json(), thing.pk)
+        assert not SHORT_LIVE_FIELDS & set(spec), path
+        assert set(live) - set(spec) == SHORT_LIVE_FIELDS, path
+        assert live["created_at"] == spec["added"] and live["preview_image"].startswith("http"), path
+        assert (live["is_private"], live["is_purchased"], live["is_nsfw"]) == (0, 0, False), path
+        assert (live["collect_count"], live["make_count"], live["comment_count"]) == (2, 3, 4), path
+        assert all(type(live[k]) is int for k in ("is_private", "is_purchased", "collect_count")), path
+
+
+def test_the_live_short_fields_cost_no_statement(api, user, counted):
+    """They are columns of each list's own statement (and the pictures it joins): a list read the first
+    time (caches emptied) makes as many statements under `thingiverse` as under `spec`."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    thing, collection = counted
+    for path in _short_paths(user, thing, collection):
+        api.get(path)  # what a process does once (statements compiled, the connection's first checks)
+        counts = []
+        for headers in ({}, LIVE):
+            cache.clear()
+            with CaptureQueriesContext(connection) as queries:
+                assert api.get(path, **headers).status_code == 200, path
+            counts.append(len(queries))
+        assert counts[0] == counts[1], (path, counts, [q["sql"][:300] for q in queries.captured_queries])
 
 
 # --- File ------------------------------------------------------------------------------------------
@@ -304,3 +368,11 @@ def test_removing_a_thing_from_a_collection_answers_its_id_under_thingiverse(api
     assert response.status_code == 200
     assert response.json() == (thing.pk if version else {"ok": True})
     assert_error(api.delete(f"/collections/{collection_id}/thing/{thing.pk}", **version), 404)  # it is gone
+
+
+def test_count_of_designs_counts_only_what_anyone_may_see(api, user, other_user):
+    ThingFactory(creator=other_user)
+    ThingFactory(creator=other_user, is_private=True)
+    ThingFactory(creator=other_user, is_hidden=True)
+    ThingFactory(creator=other_user, is_published=False, published_at=None)
+    assert api.get(f"/users/{other_user.username}", **LIVE).json()["count_of_designs"] == 1

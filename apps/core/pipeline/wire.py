@@ -135,6 +135,8 @@ def _ref(name: str) -> dict:
 
 
 _BOOL = {"type": "boolean"}
+_01 = {"type": "integer", "enum": [0, 1]}
+_COUNT = {"type": "integer", "minimum": 0}
 _TAG_OBJECT = {
     "type": "object",
     "properties": {
@@ -163,7 +165,21 @@ _SUB_COLLECTIONS = ("files", "images", "likes", "derivatives", "categories")
 
 # --- thingiverse: the live service's later shapes (its public OpenAPI document) ---------------------------
 THINGIVERSE = {
-    "ThingShort": Kind(("ThingShort", "Favorite"), (As01(("is_published", "is_wip")),)),
+    "ThingShort": Kind(
+        ("ThingShort", "Favorite"),
+        (
+            As01(("is_published", "is_wip")),
+            # The live short Thing's other fields that Thingyard has (docs/compatibility.md lists those it has not).
+            Provide("created_at", {"type": "string", "format": "date-time"}),
+            Provide("preview_image", {"type": "string"}),
+            Provide("is_private", _01),
+            Const("is_purchased", 0, _01),
+            Provide("collect_count", _COUNT),
+            Provide("make_count", _COUNT),
+            Provide("comment_count", _COUNT),
+            Const("is_nsfw", False, {**_BOOL, "nullable": True}),
+        ),
+    ),
     "Thing": Kind(
         ("Thing",),
         (
