@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core import signing
-from django.core.cache import cache
+from django.core.cache import caches
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.mail import send_mail
 from django.core.validators import validate_email
@@ -234,8 +234,9 @@ def user_send_verification(*, user: User) -> bool:
         raise RuleViolation(reasons[0])
     if user.email_verified:
         return False
-    # cache.add is atomic in Redis: of two concurrent requests only one sends.
-    if not cache.add(f"accounts:verify-mail:{user.pk}", 1, timeout=VERIFY_COOLDOWN_SECONDS):
+    # add() is atomic in Redis: of two concurrent requests only one sends.
+    # The `state` alias: the cooldown outlives a release (settings.cache_aliases).
+    if not caches["state"].add(f"accounts:verify-mail:{user.pk}", 1, timeout=VERIFY_COOLDOWN_SECONDS):
         return False
     from apps.accounts.tasks import send_verification_email
 

@@ -8,7 +8,7 @@ import logging
 import secrets
 
 from django.contrib import messages
-from django.core.cache import cache
+from django.core.cache import caches
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
@@ -32,7 +32,8 @@ def _first_submission(request) -> bool:
     if not nonce:
         return False
     try:
-        return cache.add(f"orders:checkout:{request.user.pk}:{nonce}", 1, timeout=SUBMISSION_SECONDS)
+        # The `state` alias: a nonce claimed before an upgrade stays claimed after it (settings.cache_aliases).
+        return caches["state"].add(f"orders:checkout:{request.user.pk}:{nonce}", 1, timeout=SUBMISSION_SECONDS)
     except Exception as exc:  # Redis down: take the payment rather than refuse every buyer
         log.warning("Cannot claim a checkout submission in the cache: %s", exc)
         return True

@@ -2,6 +2,7 @@
 the viewer's own fields, and the short forms of a page of Things."""
 import time
 
+from django.conf import settings
 from django.core.cache import cache
 
 from apps.core.pipeline import versions as wire_versions
@@ -47,7 +48,8 @@ def thing_detail(thing_id, *, viewer, request, cached_values, with_token=None) -
     (selectors.thing_read_with_token, named "thing") when it is off; used only when read for this viewer."""
     uid = viewer_id(viewer)
     # Each wire version's body under its own key (apps.core.pipeline.versions.cache_suffix: none for `spec`).
-    suffix = wire_versions.cache_suffix(wire_versions.of(request))
+    wire = wire_versions.of(request)
+    suffix = wire_versions.cache_suffix(wire)
     read = with_token.rows_for(viewer) if with_token is not None else None
     read_name = with_token.name if with_token is not None and read is not None else None
     if cache_seconds() and read_name != "thing":
@@ -61,11 +63,11 @@ def thing_detail(thing_id, *, viewer, request, cached_values, with_token=None) -
                 rendered = entry[2]
                 if liked or watched:
                     rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
-                return Rendered(rendered, {"ETag": thing_etag(state[0], liked, watched)}, from_cache=True)
+                return Rendered(rendered, {"ETag": thing_etag(state[0], liked, watched, wire)}, from_cache=True)
     thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer, rows=read if read_name == "thing" else None)
     data = ThingSerializer(thing, context={"request": request}).data
     liked, watched = bool(data["is_liked"]), bool(data["is_watched"])
-    etag = {"ETag": thing_etag(thing.version, liked, watched)}
+    etag = {"ETag": thing_etag(thing.version, liked, watched, wire)}
     if cache_seconds() and thing.is_published and not thing.is_hidden and not thing.is_private:
         public = _rendered_public({**data, "is_liked": False, "is_watched": False})
         if public is not None:
@@ -77,11 +79,32 @@ def thing_detail(thing_id, *, viewer, request, cached_values, with_token=None) -
 
 # --- conditional requests (issue 24) -------------------------------------------------------------------
 # A Thing's ETag is strong: its version (moved by the database on every change of what the body shows,
-# bodycache) and the viewer's own two fields, the only part of the body that differs between viewers.
+# bodycache), the viewer's own two fields (the only part of the body that differs between viewers), the
+# wire version (the body's shape) and the release (config.release: the code that shapes it). Its data part
+# is all but the release: what an If-Match holds a write to.
 
 
-def thing_etag(version: int, liked: bool, watched: bool) -> str:
-    return f'"{int(version)}-{int(bool(liked))}{int(bool(watched))}"'
+def thing_etag(version: int, liked: bool, watched: bool, wire_version: str = wire_versions.DEFAULT) -> str:
+    data = f"{int(version)}-{int(bool(liked))}{int(bool(watched))}{wire_versions.cache_suffix(wire_version)}"
+    return f'"{data}.{settings.THINGYARD_RELEASE}"'
+
+
+def thing_etag_data_in(header: str | None, etag: str) -> bool:
+    """Whether an If-Match header names `etag`'s data part, by strong comparison (RFC 9110 §13.1.1: a weak
+    tag never matches): the same version of the Thing for this viewer in this wire version, read under this
+    release or another (an upgrade changes no Thing, so it does not refuse a write), or `*`."""
+    if not header:
+        return False
+    wanted = _etag_data(etag)
+    for candidate in header.split(","):
+        candidate = candidate.strip()
+        if candidate == "*" or (candidate.startswith('"') and _etag_data(candidate) == wanted):
+            return True
+    return False
+
+
+def _etag_data(etag: str) -> str:
+    return etag.strip('"').partition(".")[0]
 
 
 # The public body's own rendering of the viewer's fields (False for both), and each viewer's: the body is

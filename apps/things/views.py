@@ -12,6 +12,7 @@ from apps.core.pipeline.views import ApiView
 from apps.accounts.selectors import user_get_by_name
 from apps.accounts.serializers import OkSerializer, UserSummarySerializer
 from apps.core.pipeline.api import ok, paginated_response, parse_input, parse_patch
+from apps.core.pipeline import versions
 from apps.core.domain.exceptions import NotFound, PreconditionFailed
 from apps.core.pipeline.lookups import viewer_id
 from apps.core.pipeline.schema import THING_PARAM, USERNAME_PARAM
@@ -38,7 +39,7 @@ def _thing_response(request, thing_id, status=200) -> Response:
     # its ETag (the version a next If-Match names).
     thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user)
     data = ThingSerializer(thing, context={"request": request}).data
-    etag = bodies.thing_etag(thing.version, data["is_liked"], data["is_watched"])
+    etag = bodies.thing_etag(thing.version, data["is_liked"], data["is_watched"], versions.of(request))
     return Response(data, status=status, headers={"ETag": etag})
 
 
@@ -54,7 +55,7 @@ def _if_match_version(request, thing) -> int | None:
         raise NotFound()
     if header.strip() == "*":
         return None
-    if not bodies.etag_in(header, bodies.thing_etag(state[0], state[2], state[3]), weak=False):
+    if not bodies.thing_etag_data_in(header, bodies.thing_etag(state[0], state[2], state[3], versions.of(request))):
         raise PreconditionFailed("The Thing changed since the version this request names (If-Match).")
     return state[0]
 

@@ -10,6 +10,8 @@ from typing import Any
 import environ
 from celery.schedules import crontab
 
+from config.release import release_fingerprint
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
@@ -267,18 +269,26 @@ def cache_key_prefix(database: dict) -> str:
 
 
 CACHE_KEY_PREFIX = env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(DATABASES.get("default", {}))
-CACHES = (
-    {
-        "default": {
-            "BACKEND": "apps.core.cache.failopen.FailOpenRedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": CACHE_REDIS_OPTIONS,
-            "KEY_PREFIX": CACHE_KEY_PREFIX,
-        }
-    }
-    if REDIS_URL
-    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "KEY_PREFIX": CACHE_KEY_PREFIX}}
-)
+# The release's identity (config.release): the derived caches' keys and the Things' ETags carry it.
+THINGYARD_RELEASE = env.str("THINGYARD_RELEASE", default="") or release_fingerprint(BASE_DIR)
+
+
+def cache_aliases(location: str, prefix: str, release: str) -> dict:
+    """Two aliases of one Redis (or, without one, of one process's memory), both under the instance's prefix:
+    - `default`: what is derived from the database by this release's code (bodies, short forms, kept pages,
+      search windows, rendered Markdown, token rows). Its keys carry the release (Django's cache VERSION),
+      so an entry one release wrote is never read by another;
+    - `state`: what must outlive a release (failed-credential counts and locks, cooldowns, one-time
+      submissions, build locks): keys without the release (apps.core.cache.state)."""
+    if location:
+        backend = {"BACKEND": "apps.core.cache.failopen.FailOpenRedisCache", "LOCATION": location,
+                   "OPTIONS": CACHE_REDIS_OPTIONS, "KEY_PREFIX": prefix}
+    else:
+        backend = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "KEY_PREFIX": prefix}
+    return {"default": {**backend, "VERSION": release}, "state": backend}
+
+
+CACHES = cache_aliases(REDIS_URL, CACHE_KEY_PREFIX, THINGYARD_RELEASE)
 
 # --- Django REST framework -------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -5,7 +5,15 @@ from urllib.parse import urlsplit, urlunsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F401,F403
-from .base import CACHE_REDIS_OPTIONS, DATABASE_URL, POSTGRESQL_ENGINE, REDIS_URL, cache_key_prefix, env
+from .base import (
+    DATABASE_URL,
+    POSTGRESQL_ENGINE,
+    REDIS_URL,
+    THINGYARD_RELEASE,
+    cache_aliases,
+    cache_key_prefix,
+    env,
+)
 
 DATABASES = {"default": env.db_url_config(DATABASE_URL or "postgres://postgres@127.0.0.1:5432/thingyard")}
 DATABASES["default"]["ENGINE"] = POSTGRESQL_ENGINE
@@ -33,14 +41,9 @@ if _xdist_worker.startswith("gw") and os.environ.get("THINGYARD_XDIST_REDIS") !=
     os.environ["REDIS_URL"] = _redis
     os.environ["THINGYARD_XDIST_REDIS"] = _xdist_worker
 REDIS_URL = _redis
-CACHES = {
-    "default": {
-        "BACKEND": "apps.core.cache.failopen.FailOpenRedisCache",
-        "LOCATION": _redis,
-        "OPTIONS": CACHE_REDIS_OPTIONS,
-        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(DATABASES["default"]),
-    }
-}
+CACHES = cache_aliases(
+    _redis, env.str("CACHE_KEY_PREFIX", default="") or cache_key_prefix(DATABASES["default"]), THINGYARD_RELEASE
+)
 CACHE_KEY_PREFIX = CACHES["default"]["KEY_PREFIX"]
 CELERY_BROKER_URL = _redis
 # The request-path caches run as in production (issue 23): the token row cache and the fast path

@@ -57,11 +57,13 @@ class ApiView(APIView):
     4. The handler. On the way out, a success takes the status the wire carries (apps.core.pipeline.statuses:
        200 for any 2xx but 202), every answer after authentication, errors included, carries the
        rate-limit headers, and a JSON-P GET's JSON body is wrapped as JavaScript.
-    5. Every answer is `Cache-Control: private, no-store` with `Vary: Authorization` (RFC 6750 §5.3): a
+    5. Every answer is `Cache-Control: private, no-store` with `Vary: Authorization` (RFC 6750 §5.3) and
+       `Thingyard-Version` (the wire version a request may name): a
        body may hold the caller's own data (`/users/me` has the e-mail address), and a token in the
        query string must not make a shared cache keep it (docs/security.md, issue 14 finding 10).
-    6. Conditional reads (issue 24): a GET's 200 carries a strong ETag (the view's own, a Thing's version,
-       else the body's digest) and is a 304 without a body when If-None-Match names it.
+    6. Conditional reads (issue 24): a GET's 200 carries a strong ETag (the view's own, a Thing's version
+       with the wire version and the release, else the body's digest) and is a 304 without a body when
+       If-None-Match names it.
 
     The cache is a detail of this pipeline, never a path beside it (issue 24). A view whose GET may be
     answered from the cache names the entries it needs (`cache_keys`); the authentication reads them in
@@ -175,7 +177,7 @@ class ApiView(APIView):
             jsonp_wrap(response, self.jsonp_callback)
         if not response.has_header("Cache-Control"):
             response["Cache-Control"] = "private, no-store"
-        patch_vary_headers(response, ("Authorization",))
+        patch_vary_headers(response, _VARY)
         versions.answer_header(response, request)
         if isinstance(getattr(response, "data", None), Rendered) and response.data.from_cache:
             response.thingyard_from_cache = True  # type: ignore[attr-defined]  # what tests and logs read
@@ -209,6 +211,9 @@ class ApiView(APIView):
 
 
 _PLAIN_ACCEPTS = frozenset({"*/*", "application/json"})
+# What an answer depends on besides its URL: the token (the viewer, the app's wire version) and the wire
+# version a request names in its header.
+_VARY = ("Authorization", versions.HEADER)
 
 
 def _release(view, request, response) -> None:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,11 @@ class FailureLimit:
     limit: int  # failures allowed in one window; the limit-th failure locks
     window_seconds: int
     lock_seconds: int
+
+
+def _state():
+    # The counts and locks outlive a release: the `state` alias, whose keys carry no release (settings.cache_aliases).
+    return caches["state"]
 
 
 def _key(limit: FailureLimit, kind: str, ident: str) -> str:
@@ -36,7 +41,7 @@ def locked_for(limit: FailureLimit, ident: str | None, *, now: float | None = No
     """Seconds until `ident` may try again (0: not locked)."""
     if not ident:
         return 0
-    until = cache.get(_key(limit, "lock", ident))
+    until = _state().get(_key(limit, "lock", ident))
     if until is None:
         return 0
     remaining = float(until) - (time.time() if now is None else now)
@@ -48,24 +53,24 @@ def failure_record(limit: FailureLimit, ident: str | None, *, now: float | None 
     if not ident:
         return 0
     count_key = _key(limit, "count", ident)
-    cache.add(count_key, 0, timeout=limit.window_seconds)
+    _state().add(count_key, 0, timeout=limit.window_seconds)
     try:
-        count = cache.incr(count_key)
+        count = _state().incr(count_key)
     except ValueError:  # the window expired between add and incr
-        cache.add(count_key, 1, timeout=limit.window_seconds)
+        _state().add(count_key, 1, timeout=limit.window_seconds)
         count = 1
     if count < limit.limit:
         return 0
     until = (time.time() if now is None else now) + limit.lock_seconds
-    cache.set(_key(limit, "lock", ident), until, timeout=limit.lock_seconds)
-    cache.delete(count_key)  # a fresh count after the lock
+    _state().set(_key(limit, "lock", ident), until, timeout=limit.lock_seconds)
+    _state().delete(count_key)  # a fresh count after the lock
     return limit.lock_seconds
 
 
 def failures_clear(limit: FailureLimit, ident: str | None) -> None:
     """Forget `ident`'s failures (after a success); a lock in force stays."""
     if ident:
-        cache.delete(_key(limit, "count", ident))
+        _state().delete(_key(limit, "count", ident))
 
 
 def client_address(meta) -> str:
