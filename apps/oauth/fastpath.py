@@ -29,7 +29,7 @@ from django.core.cache.backends.redis import RedisCache
 
 from apps.core.cache.scripts import cached_value, registered_script
 from apps.core.pipeline.ratelimit import RATE_LIMIT_COUNTED_ATTRIBUTE, RateLimitState, rate_limit_key, rate_limit_window
-from apps.oauth.selectors import token_cache_key, token_checksum, token_owner_memo
+from apps.oauth.selectors import token_cache, token_cache_key, token_checksum, token_owner_memo
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def prefetch(request, raw: str):
     try:
         client = backend._cache.get_client(write=True)  # type: ignore[attr-defined]  # Django's RedisCacheClient
         row, count, values = registered_script(client, _SCRIPT)(
-            keys=[backend.make_key(token_cache_key(checksum)), window_key, *(backend.make_key(k) for k in view_keys)],
+            keys=[token_cache().make_key(token_cache_key(checksum)), window_key, *(backend.make_key(k) for k in view_keys)],
             args=[reset + 1],
         )
     except redis.RedisError as exc:

@@ -5,7 +5,7 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import DEFAULT_DB_ALIAS, connection
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -25,8 +25,15 @@ def _token_cache_seconds() -> int:
 
 
 def token_cache_key(checksum: str) -> str:
-    # v2: the narrow row (issue 22, finding 6); `:w`: the row carries the app's wire_version (issue 25).
-    return f"oauth-token:v2:{checksum}:w"
+    """The token row's key in token_cache(). One key for every release: a revocation handled by any
+    release's process drops the row every other one reads (an upgrade's old and new processes serve side
+    by side). What the row's tuple means is checked on every read instead (_TokenJoin.shape)."""
+    return f"oauth-token:{checksum}"
+
+
+def token_cache():
+    """The cache alias of the token rows: `state`, whose keys carry no release (settings.cache_aliases)."""
+    return caches["state"]
 
 
 # checksum → (user id, application id) of tokens this process has seen (apps.oauth.fastpath derives its
@@ -52,7 +59,7 @@ def token_checksum(token: str) -> str:
 
 def token_cache_drop(token: str) -> None:
     """Forget the cached row of this raw token (its user's row changed under it)."""
-    cache.delete(token_cache_key(hashlib.sha256(token.encode("utf-8")).hexdigest()))
+    token_cache().delete(token_cache_key(hashlib.sha256(token.encode("utf-8")).hexdigest()))
 
 
 def application_get_by_client_id(*, client_id: str):
@@ -128,7 +135,9 @@ def access_token_get_active(
     key = token_cache_key(checksum)
     seconds = _token_cache_seconds()
     if row is None and seconds:
-        row = cache.get(key)
+        row = token_cache().get(key)
+    if row is not None:
+        row = _ACTIVE_TOKEN_SQL.cached_row(row)  # None: cached by code that shaped it otherwise
     cached = row is not None
     if row is None:
         row = _ACTIVE_TOKEN_SQL.read(checksum, with_token() if with_token is not None else None)
@@ -136,7 +145,7 @@ def access_token_get_active(
             return None
         if seconds:
             # Only what authentication needs: no password hash, no whole user row (issue 22, finding 6).
-            cache.set(key, _ACTIVE_TOKEN_SQL.cached(row), timeout=seconds)
+            token_cache().set(key, _ACTIVE_TOKEN_SQL.cached(row), timeout=seconds)
     access_token = _ACTIVE_TOKEN_SQL.build(row, cached=cached)
     if seconds:
         _token_owner_note(checksum, access_token.user_id, access_token.application_id)
@@ -209,8 +218,25 @@ class _TokenJoin:
         return tuple(positions)
 
     def cached(self, row) -> tuple:
-        """The part of a query's row the cache keeps."""
-        return tuple(row[index] for index in self._cached_positions)
+        """What the cache keeps of a query's row: (shape, the cached columns)."""
+        return (self.shape, tuple(row[index] for index in self._cached_positions))
+
+    def cached_row(self, value):
+        """The cached columns a value of `cached` holds, or None for a value of another shape."""
+        if isinstance(value, tuple) and len(value) == 2 and value[0] == self.shape:
+            return value[1]
+        return None
+
+    @cached_property
+    def shape(self) -> str:
+        """What a cached row's tuple means: each model's cached columns (attribute and field class) in order.
+        Every release keeps the rows under one key (token_cache_key); a release whose code reads the tuple
+        otherwise finds another shape, takes the value for a miss and reads the row from the database."""
+        described = [
+            (model._meta.label, [(field.attname, type(field).__name__) for field in fields])
+            for model, fields in zip(self._models, self._cached_fields)
+        ]
+        return hashlib.blake2b(repr(described).encode(), digest_size=6).hexdigest()
 
     @cached_property
     def sql(self) -> str:

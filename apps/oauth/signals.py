@@ -11,20 +11,19 @@ none.
 """
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save, pre_save
 from oauth2_provider.models import get_access_token_model, get_application_model, get_refresh_token_model
 
-from apps.oauth.selectors import token_cache_key
+from apps.oauth.selectors import token_cache, token_cache_key
 
 
 def _drop(checksums) -> None:
     keys = [token_cache_key(c) for c in checksums if c]
     if not keys:
         return
-    cache.delete_many(keys)
-    transaction.on_commit(lambda: cache.delete_many(keys))
+    token_cache().delete_many(keys)
+    transaction.on_commit(lambda: token_cache().delete_many(keys))
 
 
 def _token_changed(sender, instance, **kwargs) -> None:

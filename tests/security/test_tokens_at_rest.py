@@ -7,13 +7,12 @@ import importlib
 import re
 
 from django.apps import apps as django_apps
-from django.core.cache import cache
 from django.test import Client
 from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 from rest_framework.test import APIClient
 
 from tests.support.api import token_client
-from apps.oauth.selectors import token_cache_key
+from apps.oauth.selectors import token_cache, token_cache_key
 from apps.oauth.tests.factories import ApplicationFactory
 from apps.oauth.tests.flow import REVOKE, TOKENINFO, exchange_form, get_code, parse_form, token_params
 from apps.oauth.tests.factories import APP_SECRET
@@ -111,7 +110,7 @@ def test_the_cached_token_row_holds_only_what_authentication_needs(user_a, app_x
     client = token_client(user_a, app_x)
     for _ in range(3):  # the first requests stamp last_active and the app's last use, dropping the row
         assert client.get("/users/me").status_code == 200
-    row = cache.get(token_cache_key(_sha(client.token.token)))
+    row = token_cache().get(token_cache_key(_sha(client.token.token)))
     assert row is not None, "the row should be cached"
     text = repr(row)
     assert user_a.password not in text and "pbkdf2" not in text and "md5$" not in text

@@ -78,14 +78,13 @@ def test_an_expired_cached_row_is_refused_without_any_change():
     token = AccessTokenFactory(expires=timezone.now() + timedelta(seconds=1))
     assert _lookups(token.token)[0] is not None
     # Expiry is checked on the cached row too: simulate its passing by rewriting the cached value.
-    from django.core.cache import cache
-
-    from apps.oauth.selectors import token_cache_key
+    from apps.oauth.selectors import token_cache, token_cache_key
 
     key = token_cache_key(token.token_checksum)
-    row = list(cache.get(key))
+    shape, cached = token_cache().get(key)
+    row = list(cached)
     row[[i for i, v in enumerate(row) if v == token.expires][0]] = timezone.now() - timedelta(seconds=1)
-    cache.set(key, tuple(row), 5)
+    token_cache().set(key, (shape, tuple(row)), 5)
     found, queries = _lookups(token.token)
     assert (found, queries) == (None, 0)
 

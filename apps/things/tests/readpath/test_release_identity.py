@@ -104,7 +104,7 @@ def test_the_settings_give_the_derived_caches_the_release_and_the_state_none(set
     assert set(settings.CACHES) == {"default", "state"}
 
 
-def test_every_entry_a_read_keeps_carries_the_release(api, other_user, settings):
+def test_every_entry_a_read_keeps_carries_the_release_but_the_token_rows(api, other_user, settings):
     import redis
 
     thing = ThingFactory(creator=other_user)
@@ -112,5 +112,40 @@ def test_every_entry_a_read_keeps_carries_the_release(api, other_user, settings)
         api.get(path)
         api.get(path)
     keys = [k.decode() for k in redis.Redis.from_url(settings.REDIS_URL).scan_iter("*")]
-    derived = [k for k in keys if ":ratelimit:" not in k]
-    assert derived and all(k.startswith(f"{settings.CACHE_KEY_PREFIX}:{settings.THINGYARD_RELEASE}:") for k in derived)
+    prefix = settings.CACHE_KEY_PREFIX
+    state = [k for k in keys if k.startswith(f"{prefix}:1:")]
+    derived = [k for k in keys if ":ratelimit:" not in k and k not in state]
+    assert derived and all(k.startswith(f"{prefix}:{settings.THINGYARD_RELEASE}:") for k in derived), keys
+    assert state and all(k.startswith(f"{prefix}:1:oauth-token:") for k in state), state  # the token rows
+
+
+def test_a_token_revoked_by_one_release_is_refused_by_the_other(settings):
+    """Token rows are kept under one key for every release (an upgrade's old and new processes serve side by
+    side): a revocation handled by either drops the row both read."""
+    from rest_framework.test import APIClient
+
+    from apps.oauth.tests.factories import AccessTokenFactory
+
+    token = AccessTokenFactory()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token.token}")
+    _release(settings, "new")
+    assert client.get("/users/me").status_code == 200
+    assert client.get("/users/me").status_code == 200  # the row from the cache
+    _release(settings, "old")
+    token.revoke()  # handled by the old release's process
+    _release(settings, "new")
+    assert client.get("/users/me").status_code == 401
+
+
+def test_a_token_row_cached_in_another_shape_is_a_miss_never_misread(api, user):
+    from apps.oauth.selectors import token_cache, token_cache_key, token_checksum
+
+    for _ in range(3):  # the first requests stamp last_active and the app's last use, dropping the row
+        assert api.get("/users/me").status_code == 200
+    key = token_cache_key(token_checksum(api.token.token))
+    shape, row = token_cache().get(key)
+    token_cache().set(key, ("another", tuple(reversed(row))), 5)  # another release's tuple
+    me = api.get("/users/me")
+    assert me.status_code == 200 and me.json()["id"] == user.pk
+    assert token_cache().get(key)[0] == shape  # read from the database and kept again in this shape
