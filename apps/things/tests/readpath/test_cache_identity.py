@@ -47,9 +47,10 @@ def test_an_instance_with_another_prefix_does_not_read_these_entries(api, other_
     thing = ThingFactory(creator=other_user, name="Mine")
     assert api.get(f"/things/{thing.pk}/").json()["name"] == "Mine"
     # Another instance on the same Redis holds the same id with another body: it must not answer ours.
-    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": "tyother"}}
+    settings.CACHES = {**settings.CACHES, "default": {**settings.CACHES["default"], "KEY_PREFIX": "tyother"}}
     try:
         cache.set(f"thing-body:{thing.pk}", ("forged", {"name": "Theirs"}, None), 600)
     finally:
-        settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": settings.CACHE_KEY_PREFIX}}
+        settings.CACHES = {**settings.CACHES,
+                           "default": {**settings.CACHES["default"], "KEY_PREFIX": settings.CACHE_KEY_PREFIX}}
     assert api.get(f"/things/{thing.pk}/").json()["name"] == "Mine"

@@ -28,7 +28,7 @@ def private_redis(settings):
     server = PrivateRedis().start()
     url = server.url()
     settings.REDIS_URL = url
-    settings.CACHES = {"default": {**django_settings.CACHES["default"], "LOCATION": url}}
+    settings.CACHES = {alias: {**found, "LOCATION": url} for alias, found in django_settings.CACHES.items()}
     settings.THING_BODY_CACHE_SECONDS = 600
     settings.OAUTH_TOKEN_CACHE_SECONDS = 5
     settings.SEARCH_WINDOW_CACHE_SECONDS = 60
