@@ -4,6 +4,12 @@ version it used in `Thingyard-Version`."""
 import pytest
 
 from tests.wire.openapi import assert_answer_matches, document
+from apps.comments.tests.factories import CommentFactory
+from apps.groups.tests.factories import GroupTopicFactory
+from apps.makes.tests.factories import MakeFactory, make_image
+from apps.thingcollections.tests.factories import CollectionThingFactory
+from apps.things.tests.factories import ThingFactory
+from apps.uploads.tests.file_factories import ImageFactory, ThingFileFactory
 from tests.world import world_build
 
 VERSIONS = ("spec", "thingiverse")
@@ -45,9 +51,10 @@ def test_the_two_documents_differ_where_the_table_says(db):
         assert {"direct_url", "download_count"} <= set(schemas["File"]["properties"])
 
 
-def _statements(api, paths: list[str], version: str) -> dict[str, tuple[int, int]]:
-    """path → (status, statements) of a first read: the caches emptied before it, after one read of the
-    same path (what a process does once: statements compiled, the connection's first checks)."""
+
+def _statements(api, paths: list[str], version: str) -> dict[str, tuple[int, int, int]]:
+    """path → (status, statements, items) of a first read: the caches emptied before it, after one read
+    of the same path (what a process does once: statements compiled, the connection's first checks)."""
     from django.core.cache import cache
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -57,29 +64,56 @@ def _statements(api, paths: list[str], version: str) -> dict[str, tuple[int, int
         api.get(path, HTTP_THINGYARD_VERSION=version)
         cache.clear()
         with CaptureQueriesContext(connection) as queries:
-            status = api.get(path, HTTP_THINGYARD_VERSION=version).status_code
-        found[path] = (status, len(queries))
+            response = api.get(path, HTTP_THINGYARD_VERSION=version)
+        found[path] = (response.status_code, len(queries), _items(response))
     return found
 
 
-def test_what_a_version_adds_costs_statements_per_answer_never_per_item(world, api, user, application):
-    """A version's additions (wire.Provide) may read what the base shape does not (a Thing's tag objects,
-    a user's counts), once per answer: what `thingiverse` costs beyond `spec` does not grow when every
-    list of the world holds a second item. A field computed per item of a list with a statement of its own
-    would grow it."""
-    values = world.path_values()
-    paths = sorted(set(_get_paths(document("spec"), values)) & set(_get_paths(document("thingiverse"), values)))
-    before = {version: _statements(api, paths, version) for version in VERSIONS}
-    world_build(owner=user, app=application)  # a second of everything the first world has, the same owner's
-    after = {version: _statements(api, paths, version) for version in VERSIONS}
-    grown, compared = {}, 0
-    for path in paths:
-        if {before[v][path][0] for v in VERSIONS} | {after[v][path][0] for v in VERSIONS} != {200}:
-            continue
-        compared += 1
-        extra_before = before["thingiverse"][path][1] - before["spec"][path][1]
-        extra_after = after["thingiverse"][path][1] - after["spec"][path][1]
-        if extra_after > extra_before:
-            grown[path] = (extra_before, extra_after)
+def _items(response) -> int:
+    if not response.get("Content-Type", "").startswith("application/json") or not response.content:
+        return 0
+    body = response.json()
+    if isinstance(body, dict):
+        body = body.get("hits", [])
+    return len(body) if isinstance(body, list) else 0
+
+
+def _more_of_everything(world, user, application) -> None:
+    """A second of every object, the same owner's (their lists: things, copies, collections, groups …),
+    and a second item in every list of the first world's objects (a Thing's files, images, comments,
+    copies, likes, derivatives; a collection's Things; a group's topics; a copy's images; a thread's replies)."""
+    from apps.accounts.tests.factories import UserFactory
+    from apps.things.models import Like, Remix
+
+    second = world_build(owner=user, app=application)
+    thing = world.thing
+    ThingFileFactory(thing=thing)
+    ImageFactory(thing=thing)
+    CommentFactory(thing=thing, user=user)
+    CommentFactory(thing=thing, user=user, parent=world.comment)
+    MakeFactory(thing=thing, creator=user)
+    make_image(world.make)
+    CommentFactory(target_type="make", thing=None, make=world.make, user=user)
+    for _ in range(2):
+        Like.objects.create(thing=thing, user=UserFactory())
+        Remix.objects.create(ancestor=thing, derivative=ThingFactory(creator=user))
+    CollectionThingFactory(collection=world.collection, thing=second.thing, added_by_app=application)
+    GroupTopicFactory(group=world.group, user=user)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_no_get_costs_a_statement_per_item(version, world, api, user, application):
+    """Every GET path of the version's document, read the first time (caches emptied), makes as many
+    statements when its lists hold more items as when they held fewer (but not none: an empty page skips
+    reading its rows): nothing in any answer (the base shape, or what a wire version adds, wire.Provide) is
+    read item by item."""
+    paths = _get_paths(document(version), world.path_values())
+    _more_of_everything(world, user, application)  # every list holds an item: an empty page reads less
+    before = _statements(api, paths, version)
+    _more_of_everything(world, user, application)
+    after = _statements(api, paths, version)
+    both = [p for p in paths if before[p][0] == after[p][0] == 200]
+    grown = {p: (before[p][1], after[p][1]) for p in both if after[p][1] > before[p][1]}
     assert not grown, grown
-    assert compared >= 0.7 * len(paths), (compared, len(paths))
+    longer = [p for p in both if after[p][2] > before[p][2]]
+    assert len(longer) >= 25, longer  # the lists did grow: the check above compared something
