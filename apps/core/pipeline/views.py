@@ -189,7 +189,9 @@ class ApiView(APIView):
     def _conditional(self, request, response) -> None:
         """6. above: the ETag of a GET's answer, and 304 when the client's copy is current."""
         if self.jsonp_callback is not None:
-            return  # a script, not the resource
+            if response.has_header("ETag"):
+                del response["ETag"]  # a script, not the resource: no tag of the resource's (a Thing's)
+            return
         etag = response.get("ETag")
         if etag is None and response.status_code == 200 and self.conditional_get:
             if hasattr(response, "render") and not response.is_rendered:

@@ -104,3 +104,12 @@ def test_delete_with_a_stale_if_match_is_refused_with_412(caches, client_for, ow
 def test_if_match_on_someone_elses_thing_keeps_the_matrix(caches, api, thing):
     assert api.patch(f"/things/{thing.pk}/", {"name": "x"}, format="json", HTTP_IF_MATCH='"1-00"').status_code == 403
     assert api.delete(f"/things/{thing.pk}/", HTTP_IF_MATCH='"1-00"').status_code == 403
+
+
+def test_json_p_of_a_thing_carries_no_etag_and_is_never_304(caches, api, thing):
+    """A JSON-P answer is a script that calls the client's function, not the Thing's JSON: the Thing's
+    ETag does not name it, and an If-None-Match naming that ETag still gets the script."""
+    etag = _etag(api.get(f"/things/{thing.pk}/"))
+    script = api.get(f"/things/{thing.pk}/?callback=cb", HTTP_IF_NONE_MATCH=etag)
+    assert script.status_code == 200 and script.content.startswith(b"/**/cb(")
+    assert "ETag" not in script.headers
