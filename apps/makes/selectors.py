@@ -68,22 +68,16 @@ def make_queryset(*, viewer) -> QuerySet:
         .filter(_visible(viewer))
         .annotate(
             default_image_row=upload_selectors.copy_default_image_row(), is_liked=is_liked,
-            root_comment_count_shown=count_subquery(_root_comments_shown().filter(make=OuterRef("pk"))),
+            root_comment_count_shown=count_subquery(thing_selectors.root_comments_shown().filter(make=OuterRef("pk"))),
         )
     )
 
 
-def _root_comments_shown() -> QuerySet:
-    """A make's top-level comments that count (its `root_comment_count` in the `thingiverse` wire version).
-    The comment model is read through the make's relation: apps.comments sits above this app."""
-    comment_model = Make._meta.get_field("comments").related_model
-    return comment_model._default_manager.filter(parent__isnull=True, counted=True)
-
-
 def make_root_comment_count(make) -> int:
-    """What make_queryset counted in its statement; counted here for a make read otherwise."""
+    """A copy's top-level comments that count (its `root_comment_count` in the `thingiverse` wire version):
+    what make_queryset counted in its statement; counted here for a copy read otherwise."""
     found = getattr(make, "root_comment_count_shown", None)
-    return found if found is not None else _root_comments_shown().filter(make=make).count()
+    return found if found is not None else thing_selectors.root_comments_shown().filter(make=make).count()
 
 
 def _newest_first(qs: QuerySet) -> QuerySet:

@@ -9,7 +9,7 @@ from apps.core.pipeline import versions as wire_versions
 from apps.core.pipeline.lookups import id_or_404, viewer_id
 from apps.core.pipeline.pagination import page_params
 from apps.core.pipeline.renderers import Rendered, render
-from apps.core.pipeline.views import etag_in  # noqa: F401  (the views' conditional checks name it here too)
+from apps.core.pipeline.views import etag_in
 from apps.things import selectors
 from apps.things.bodycache import (
     PAGE_PREFIX,
@@ -93,18 +93,11 @@ def thing_etag_data_in(header: str | None, etag: str) -> bool:
     """Whether an If-Match header names `etag`'s data part, by strong comparison (RFC 9110 §13.1.1: a weak
     tag never matches): the same version of the Thing for this viewer in this wire version, read under this
     release or another (an upgrade changes no Thing, so it does not refuse a write), or `*`."""
-    if not header:
-        return False
-    wanted = _etag_data(etag)
-    for candidate in header.split(","):
-        candidate = candidate.strip()
-        if candidate == "*" or (candidate.startswith('"') and _etag_data(candidate) == wanted):
-            return True
-    return False
+    return etag_in(header, etag, weak=False, key=_etag_data)
 
 
-def _etag_data(etag: str) -> str:
-    return etag.strip('"').partition(".")[0]
+def _etag_data(etag: str) -> str | None:
+    return etag.strip('"').partition(".")[0] if etag.startswith('"') else None  # None: not a tag
 
 
 # The public body's own rendering of the viewer's fields (False for both), and each viewer's: the body is

@@ -202,9 +202,10 @@ def _remixes_shown() -> QuerySet:
     return Remix.objects.filter(thing_public_q(None, prefix="derivative__"))
 
 
-def _root_comments_shown() -> QuerySet:
-    """The top-level comments a Thing shows (its `root_comment_count`). The comment model is read through
-    the Thing's relation: apps.comments sits above this app."""
+def root_comments_shown() -> QuerySet:
+    """The top-level comments that count, of any target: a Thing's `root_comment_count` filters them by
+    Thing, a copy's (apps.makes.selectors) by copy. The comment model is read through the Thing's relation:
+    apps.comments sits above this app."""
     comment_model = Thing._meta.get_field("comments").related_model
     return comment_model._default_manager.filter(parent__isnull=True, counted=True)
 
@@ -214,7 +215,7 @@ def _with_detail_counts(qs: QuerySet) -> QuerySet:
     one statement."""
     return qs.annotate(
         remix_count_shown=count_subquery(_remixes_shown().filter(ancestor=OuterRef("pk"))),
-        root_comment_count_shown=count_subquery(_root_comments_shown().filter(thing=OuterRef("pk"))),
+        root_comment_count_shown=count_subquery(root_comments_shown().filter(thing=OuterRef("pk"))),
     )
 
 
@@ -225,7 +226,7 @@ def thing_remix_count(thing) -> int:
 
 def thing_root_comment_count(thing) -> int:
     found = getattr(thing, "root_comment_count_shown", None)
-    return found if found is not None else _root_comments_shown().filter(thing=thing).count()
+    return found if found is not None else root_comments_shown().filter(thing=thing).count()
 
 
 _THING_STATEMENTS: dict[tuple, CompiledQuery] = {}

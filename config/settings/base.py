@@ -276,10 +276,11 @@ THINGYARD_RELEASE = env.str("THINGYARD_RELEASE", default="") or release_fingerpr
 def cache_aliases(location: str, prefix: str, release: str) -> dict:
     """Two aliases of one Redis (or, without one, of one process's memory), both under the instance's prefix:
     - `default`: what is derived from the database by this release's code (bodies, short forms, kept pages,
-      search windows, rendered Markdown, token rows). Its keys carry the release (Django's cache VERSION),
+      search windows, list totals, rendered Markdown). Its keys carry the release (Django's cache VERSION),
       so an entry one release wrote is never read by another;
-    - `state`: what must outlive a release (failed-credential counts and locks, cooldowns, one-time
-      submissions, build locks): keys without the release (apps.core.cache.state)."""
+    - `state`: keys without the release, the ones every earlier release used: what must outlive a release
+      (failed-credential counts and locks, the verification cooldown, the checkout's one-time nonces) and
+      the token rows, which every release drops on a revocation (apps.oauth.selectors.token_cache)."""
     if location:
         backend = {"BACKEND": "apps.core.cache.failopen.FailOpenRedisCache", "LOCATION": location,
                    "OPTIONS": CACHE_REDIS_OPTIONS, "KEY_PREFIX": prefix}

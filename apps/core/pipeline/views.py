@@ -8,6 +8,7 @@ a person gets the site's own "not found" page rather than the API's JSON body.
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from functools import cache, partial
 
 from django.contrib.staticfiles import finders
@@ -242,11 +243,13 @@ def body_etag(body: bytes) -> str:
     return '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
 
 
-def etag_in(header: str | None, etag: str, *, weak: bool) -> bool:
+def etag_in(header: str | None, etag: str, *, weak: bool, key: Callable[[str], object] | None = None) -> bool:
     """Whether an If-None-Match (`weak`: weak comparison, RFC 9110 §13.1.2) or If-Match (strong
-    comparison, §13.1.1) header names `etag`; `*` names any current representation."""
+    comparison, §13.1.1) header names `etag`; `*` names any current representation. `key`: the part of a
+    tag that must match (default: all of it)."""
     if not header:
         return False
+    wanted = etag if key is None else key(etag)
     for candidate in header.split(","):
         candidate = candidate.strip()
         if candidate == "*":
@@ -255,7 +258,7 @@ def etag_in(header: str | None, etag: str, *, weak: bool) -> bool:
             if not weak:
                 continue
             candidate = candidate[2:]
-        if candidate == etag:
+        if (candidate if key is None else key(candidate)) == wanted:
             return True
     return False
 
