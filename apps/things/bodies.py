@@ -5,6 +5,7 @@ import time
 from django.conf import settings
 from django.core.cache import cache
 
+from apps.core.pipeline import batch
 from apps.core.pipeline import versions as wire_versions
 from apps.core.pipeline.lookups import id_or_404, viewer_id
 from apps.core.pipeline.pagination import page_params
@@ -164,6 +165,7 @@ def thing_short_list(
             if versions is not None:
                 versions[thing.pk] = thing.version
         if store:
+            batch.settle()  # what the short forms read once for all (their tags), in them before they are kept
             cache.set_many(store, timeout=cache_seconds())
     return [shorts[tid] for tid in ids if tid in shorts]
 

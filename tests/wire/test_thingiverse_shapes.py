@@ -9,6 +9,7 @@ from django.test import Client
 from apps.comments.tests.factories import CommentFactory
 from apps.makes.tests.factories import MakeFactory
 from apps.thingcollections.tests.factories import CollectionFactory, CollectionThingFactory
+from apps.search.services import thing_index_search
 from apps.search.tests.helpers import indexed_thing
 from apps.things.tests.factories import ThingFactory
 from apps.uploads.tests.file_factories import ThingFileFactory, put
@@ -80,7 +81,7 @@ def test_short_things_in_lists_carry_0_and_1(api, user, family):
 # The live short Thing's fields Thingyard has, sent under `thingiverse` only (docs/compatibility.md).
 SHORT_LIVE_FIELDS = {
     "created_at", "preview_image", "is_private", "is_purchased", "collect_count", "make_count", "comment_count",
-    "is_nsfw",
+    "is_nsfw", "tags",
 }
 
 
@@ -120,9 +121,10 @@ def test_short_things_carry_the_live_fields_under_thingiverse_only(api, user, co
         assert all(type(live[k]) is int for k in ("is_private", "is_purchased", "collect_count")), path
 
 
-def test_the_live_short_fields_cost_no_statement(api, user, counted):
-    """They are columns of each list's own statement (and the pictures it joins): a list read the first
-    time (caches emptied) makes as many statements under `thingiverse` as under `spec`."""
+def test_the_live_short_fields_cost_one_statement_an_answer(api, user, counted):
+    """They are columns of each list's own statement (and the pictures it joins), but for the tags, read
+    for the whole answer at once (apps.core.pipeline.batch): a list read the first time (caches emptied)
+    makes one statement more under `thingiverse` than under `spec`."""
     from django.core.cache import cache
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -136,7 +138,60 @@ def test_the_live_short_fields_cost_no_statement(api, user, counted):
             with CaptureQueriesContext(connection) as queries:
                 assert api.get(path, **headers).status_code == 200, path
             counts.append(len(queries))
-        assert counts[0] == counts[1], (path, counts, [q["sql"][:300] for q in queries.captured_queries])
+        assert counts[1] == counts[0] + 1, (path, counts, [q["sql"][:300] for q in queries.captured_queries])
+
+
+def _short_with_tags(api, family, tag: str = "shelf") -> dict[str, tuple[int, list]]:
+    """Every list that shows one of `family`'s Things (the child's `tag` among them): path → (its id, its
+    `tags` there)."""
+    parent, child = family
+    thing_index_search(thing_ids=[parent.pk, child.pk])
+    paths = {
+        f"/users/{child.creator.username}/things": child.pk, "/newest/": child.pk, "/popular/": child.pk,
+        "/featured/": child.pk, f"/tags/{tag}/things": child.pk, "/search/child": child.pk,
+        f"/things/{parent.pk}/derivatives": child.pk, f"/users/{parent.creator.username}/things": parent.pk,
+    }
+    return {path: (tid, _the_short(api.get(path, **LIVE).json(), tid)["tags"]) for path, tid in paths.items()}
+
+
+def test_a_list_items_tags_are_its_full_things_tags_read_fresh_or_kept(api, family):
+    parent, child = family
+    full = {t.pk: api.get(f"/things/{t.pk}/", **LIVE).json()["tags"] for t in family}
+    assert [tag["name"] for tag in full[child.pk]] == ["shelf", "bracket"] and full[child.pk][1]["count"] == 3
+    assert full[parent.pk] == _the_short({"hits": api.get(f"/things/{child.pk}/", **LIVE).json()["ancestors"]},
+                                         parent.pk)["tags"]
+    for read in ("fresh", "kept"):  # the second read answers from the short forms and pages kept by the first
+        for path, (tid, tags) in _short_with_tags(api, family).items():
+            assert tags == full[tid], (read, path, tags)
+
+
+def test_a_list_shows_a_things_new_tags_at_once(api, family):
+    _, child = family
+    _short_with_tags(api, family)  # short forms and pages kept
+    assert api.patch(f"/things/{child.pk}/", {"tags": ["hook"]}, content_type="application/json").status_code == 200
+    for path, (tid, tags) in _short_with_tags(api, family, "hook").items():
+        if tid == child.pk:
+            assert [tag["name"] for tag in tags] == ["hook"] and tags[0]["count"] == 1, (path, tags)
+
+
+def test_a_page_of_tagged_things_reads_their_tags_in_one_statement(api, user):
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def statements() -> int:
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            body = api.get("/newest/", **LIVE).json()
+        assert all(item["tags"] for item in body)
+        return len(queries)
+
+    ThingFactory(creator=user, tags=["one"])
+    api.get("/newest/", **LIVE)  # what a process does once
+    few = statements()
+    for n in range(6):
+        ThingFactory(creator=user, tags=[f"t{n}", "one", f"u{n}"])
+    assert statements() == few
 
 
 # --- File ------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from apps.core.pipeline import batch
 from apps.core.domain.exceptions import SHORT_REASONS, DomainError, InsufficientScope, RateLimited, ServiceUnavailable
 
 log = logging.getLogger(__name__)
@@ -105,6 +106,7 @@ def _flatten_drf_detail(detail):
 def exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER: every exception raised in an API view becomes docs/decisions.md's body."""
     set_rollback()  # as DRF's own handler does: an error answer never commits a half-done request
+    batch.discard()  # values the failed answer asked for are never shown (apps.core.pipeline.batch)
     if isinstance(exc, RateLimited):
         return error_response(429, exc.message, exc.error_type, headers={"Retry-After": str(exc.retry_after)})
     unavailable = service_unavailable_from(exc)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 import orjson
 from rest_framework.renderers import JSONRenderer
 
+from apps.core.pipeline import batch
+
 
 @dataclass(frozen=True)
 class Rendered:
@@ -43,6 +45,7 @@ class ApiJSONRenderer(JSONRenderer):
             return data.body
         if data is None:
             return b""
+        batch.settle()  # values read once for the whole answer (apps.core.pipeline.batch)
         if not self._plain or (accepted_media_type and "indent" in accepted_media_type) or (
             renderer_context and renderer_context.get("indent") is not None
         ):

@@ -177,6 +177,8 @@ THINGIVERSE = {
             Provide("collect_count", _COUNT),
             Provide("make_count", _COUNT),
             Provide("comment_count", _COUNT),
+            # Read for the whole answer in one statement (apps.core.pipeline.batch), never item by item.
+            Provide("tags", {"type": "array", "items": _TAG_OBJECT}),
             Const("is_nsfw", False, {**_BOOL, "nullable": True}),
         ),
     ),

@@ -1,0 +1,56 @@
+"""apps.core.pipeline.batch: values an answer reads once for all its objects."""
+from apps.core.pipeline import batch
+from apps.core.pipeline.renderers import render
+
+
+def _loader(calls: list):
+    def load(keys: list) -> dict:
+        calls.append(list(keys))
+        return {key: [f"{key}-a", f"{key}-b"] for key in keys if key != "none"}
+
+    return load
+
+
+def test_each_loader_is_called_once_with_its_distinct_keys_in_order():
+    first_calls: list[list] = []
+    second_calls: list[list] = []
+    first, second = _loader(first_calls), _loader(second_calls)
+    lists = [batch.later(first, key) for key in ("x", "y", "x")] + [batch.later(second, "z")]
+    assert lists == [[], [], [], []]
+    batch.settle()
+    assert first_calls == [["x", "y"]] and second_calls == [["z"]]
+    assert lists == [["x-a", "x-b"], ["y-a", "y-b"], ["x-a", "x-b"], ["z-a", "z-b"]]
+    assert list(batch.waiting()) == []
+    batch.settle()  # nothing pending: no call
+    assert first_calls == [["x", "y"]]
+
+
+def test_a_key_the_loader_does_not_answer_stays_empty():
+    values = batch.later(_loader([]), "none")
+    batch.settle()
+    assert values == []
+
+
+def test_values_that_ask_for_more_are_settled_in_the_same_call():
+    calls: list[list] = []
+    inner = _loader(calls)
+
+    def outer(keys: list) -> dict:
+        return {key: [{"inner": batch.later(inner, key)}] for key in keys}
+
+    values = batch.later(outer, "k")
+    batch.settle()
+    assert values == [{"inner": ["k-a", "k-b"]}] and calls == [["k"]]
+
+
+def test_the_renderer_settles_before_it_writes():
+    data = {"items": [{"id": 1, "tags": batch.later(_loader([]), 1)}]}
+    assert render(data) == b'{"items":[{"id":1,"tags":["1-a","1-b"]}]}'
+
+
+def test_discard_forgets_what_a_failed_answer_asked_for():
+    calls: list[list] = []
+    batch.later(_loader(calls), "lost")
+    batch.discard()
+    batch.settle()
+    assert calls == [] and list(batch.waiting()) == []
