@@ -18,3 +18,11 @@ def make_thumbnail_url(make) -> str:
     Reads the `default_image_row` annotation of selectors.make_queryset: never a query here."""
     url = upload_links.thing_thumbnail_from_row(getattr(make, "default_image_row", None), None)
     return url or upload_links.placeholder_thumbnail_url()
+
+
+def make_preview_url(make) -> str:
+    """A larger picture of the copy than its thumbnail (the live copy's `preview_image`): the same image's
+    preview size, else the placeholder. The same joined row: never a query here."""
+    row = getattr(make, "default_image_row", None)
+    url = upload_links.thing_thumbnail_from_row(row, None, upload_links.PREVIEW_PREFERENCE)
+    return url or upload_links.placeholder_thumbnail_url()

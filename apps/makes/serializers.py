@@ -64,6 +64,12 @@ class MakeSerializer(serializers.Serializer):
     def wire_root_comment_count(self, make) -> int:
         return selectors.make_root_comment_count(make)
 
+    def wire_name(self, make) -> str:
+        return make.thing.name  # the live copy is named after its Thing
+
+    def wire_preview_image(self, make) -> str:
+        return links.make_preview_url(make)
+
 
 class MakeWithImagesSerializer(MakeSerializer):
     """spec §4.2 GET /things/{id}/copies: each copy with its `images` (the Image shape)."""

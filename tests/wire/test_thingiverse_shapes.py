@@ -314,6 +314,7 @@ def test_the_other_objects_in_the_thingiverse_wire(api, user, other_user, family
     copy = api.get(f"/copies/{make.pk}", **LIVE).json()
     assert copy["type_name"] == "Make" and "<em>fine</em>" in copy["description_html"]
     assert copy["thing"]["is_published"] == 1 and copy["root_comment_count"] == 0
+    assert copy["name"] == child.name and copy["preview_image"] == copy["thumbnail"]  # no photo: the placeholder
     comments = api.get(f"/things/{child.pk}/comments", **LIVE).json()
     roots = [c for c in comments if c["is_root_comment"]]
     replies = [c for c in comments if not c["is_root_comment"]]

@@ -215,6 +215,8 @@ THINGIVERSE = {
         (
             Provide("description_html", {"type": "string"}),
             Provide("root_comment_count", {"type": "integer"}),
+            Provide("name", {"type": "string", "description": "The Thing's name."}),
+            Provide("preview_image", {"type": "string"}),
             Const("type_name", "Make", {"type": "string"}),
         ),
     ),

@@ -52,6 +52,11 @@ def test_a_client_posts_a_copy_with_its_photo_then_adds_another(
 
     copy = api.get(f"/copies/{make.pk}/").json()
     assert requests.get(copy["thumbnail"], timeout=10).status_code == 200
+    # The live copy's `name` (its Thing's) and `preview_image` (a larger size of the same photo).
+    live = api.get(f"/copies/{make.pk}/", HTTP_THINGYARD_VERSION="thingiverse").json()
+    assert live["name"] == thing.name and "name" not in copy and "preview_image" not in copy
+    assert live["preview_image"] != live["thumbnail"] == copy["thumbnail"]
+    assert requests.get(live["preview_image"], timeout=10).status_code == 200
     api.patch(f"/copies/{make.pk}/", {"description": "PETG, 0.2 mm, no supports."}, format="json")
 
     second = _upload(
