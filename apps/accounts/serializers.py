@@ -119,6 +119,13 @@ class UserSerializer(UserSummarySerializer):
     def wire_count_of_following(self, user) -> int:
         return user.following_links.count()
 
+    def wire_is_following(self, user) -> bool:
+        # Whether the caller follows this user (never for an anonymous caller or oneself).
+        viewer = self.context.get("viewer")
+        if viewer is None or not viewer.is_authenticated or viewer.pk == user.pk:
+            return False
+        return user.follower_links.filter(follower_id=viewer.pk).exists()
+
 
 def _profile_field(name: str) -> StrictCharField:
     return StrictCharField(required=False, allow_blank=True, max_length=rules.PROFILE_FIELD_MAX_LENGTHS[name])

@@ -310,6 +310,11 @@ def test_the_other_objects_in_the_thingiverse_wire(api, user, other_user, family
     assert "things" not in me and me["things_url"].endswith("/things")
     assert (me["count_of_designs"], me["count_of_followers"], me["count_of_following"]) == (1, 1, 0)
     assert "bio_html" in me and api.get("/users/me").json()["things"] == me["things_url"]
+    # `is_following`: whether the caller follows them (never oneself).
+    assert me["is_following"] is False and "is_following" not in api.get("/users/me").json()
+    assert api.get(f"/users/{other_user.username}", **LIVE).json()["is_following"] is False
+    Follow.objects.create(follower=user, followed=other_user)
+    assert api.get(f"/users/{other_user.username}", **LIVE).json()["is_following"] is True
     make = MakeFactory(thing=child, creator=other_user, description="Printed *fine*")
     copy = api.get(f"/copies/{make.pk}", **LIVE).json()
     assert copy["type_name"] == "Make" and "<em>fine</em>" in copy["description_html"]

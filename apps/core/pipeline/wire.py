@@ -208,6 +208,7 @@ THINGIVERSE = {
             Provide("count_of_designs", {"type": "integer"}),
             Provide("count_of_followers", {"type": "integer"}),
             Provide("count_of_following", {"type": "integer"}),
+            Provide("is_following", {**_BOOL, "description": "Whether the caller follows this user."}),
         ),
     ),
     "Make": Kind(
