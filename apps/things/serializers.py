@@ -146,6 +146,8 @@ class PrintSettingsInputSerializer(PrintSettingsSerializer):
         fields = super().get_fields()
         for field in fields.values():
             field.required = False
+            if isinstance(field, serializers.CharField):
+                field.allow_blank = True  # blank clears the key, as null does (printsettings._value)
         return fields
 
 
