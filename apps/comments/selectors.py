@@ -213,3 +213,22 @@ def comment_thread_list(*, target, viewer) -> tuple[list[Comment], bool]:
             if comment.parent_id is not None:
                 reply_counts[comment.parent_id] -= 1
     return list(placed.values()), truncated
+
+
+# --- read once for a whole answer (apps.core.pipeline.batch: the `thingiverse` comment's fields) ---------
+
+
+def comment_ids_with_replies(comment_ids: list[int], *, sees_hidden: bool) -> set[int]:
+    """Which of these comments have a reply a viewer who does (not) see hidden comments is shown: one
+    statement for all of them."""
+    replies = Comment.objects.filter(parent_id__in=comment_ids)
+    if not sees_hidden:
+        replies = replies.filter(is_hidden=False)
+    return set(replies.values_list("parent_id", flat=True).distinct())
+
+
+def comment_authors(comment_ids: list[int], *, sees_hidden: bool) -> dict[int, str | None]:
+    """The username of each of these comments' authors (None: deleted, or hidden from such a viewer):
+    one statement for all of them."""
+    rows = Comment.objects.filter(pk__in=comment_ids).values_list("pk", "user__username", "is_hidden")
+    return {pk: (None if hidden and not sees_hidden else username) for pk, username, hidden in rows}

@@ -4,8 +4,10 @@ from rest_framework import serializers
 
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
+from apps.comments import selectors
 from apps.comments.models import BODY_MAX_LENGTH, Comment
-from apps.core.pipeline import wire
+from apps.core.domain.moderation import viewer_sees_hidden
+from apps.core.pipeline import batch, wire
 from apps.core.pipeline.api import MAX_ID, api_url
 from apps.core.pipeline.fields import StrictCharField
 
@@ -66,6 +68,20 @@ class CommentSerializer(serializers.Serializer):
     def wire_is_root_comment(self, comment) -> bool:
         return comment.parent_id is None
 
+    # Read once for all the answer's comments (apps.core.pipeline.batch), never comment by comment.
+
+    def wire_has_children(self, comment) -> batch.Later:
+        return batch.Later(_with_replies, (self._sees_hidden(), comment.pk), False)
+
+    def wire_parent_user_name(self, comment) -> batch.Later | None:
+        if comment.parent_id is None:
+            return None
+        return batch.Later(_authors, (self._sees_hidden(), comment.parent_id), None)
+
+    def _sees_hidden(self) -> bool:
+        request = self.context.get("request")
+        return viewer_sees_hidden(getattr(request, "user", None))
+
     def threaded_representation(self, comment) -> dict:
         """The comment inside the threaded result: its author by `user_id` (see `users` there)."""
         data = self._common(comment)
@@ -88,6 +104,24 @@ class CommentSerializer(serializers.Serializer):
             "target_url": target_api_url(comment.target_type, target_id),
             "is_deleted": comment.is_deleted,
         }
+
+
+def _with_replies(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], bool]:
+    found = {}
+    for sees_hidden in {flag for flag, _ in keys}:
+        ids = [pk for flag, pk in keys if flag == sees_hidden]
+        with_replies = selectors.comment_ids_with_replies(ids, sees_hidden=sees_hidden)
+        found.update({(sees_hidden, pk): pk in with_replies for pk in ids})
+    return found
+
+
+def _authors(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], str | None]:
+    found = {}
+    for sees_hidden in {flag for flag, _ in keys}:
+        ids = [pk for flag, pk in keys if flag == sees_hidden]
+        authors = selectors.comment_authors(ids, sees_hidden=sees_hidden)
+        found.update({(sees_hidden, pk): authors.get(pk) for pk in ids})
+    return found
 
 
 class ThreadedCommentSerializer(CommentSerializer):

@@ -324,11 +324,51 @@ def test_the_other_objects_in_the_thingiverse_wire(api, user, other_user, family
     roots = [c for c in comments if c["is_root_comment"]]
     replies = [c for c in comments if not c["is_root_comment"]]
     assert roots and replies and replies[0]["parent_url"].endswith(f"/comments/{roots[0]['id']}")
+    # `has_children` and `parent_user_name`, read once for the whole answer.
+    assert roots[0]["has_children"] is True and replies[0]["has_children"] is False
+    assert roots[0]["parent_user_name"] is None and replies[0]["parent_user_name"] == other_user.username
+    assert {"has_children", "parent_user_name"}.isdisjoint(api.get(f"/things/{child.pk}/comments").json()[0])
     group = GroupFactory(creator=other_user)
     assert api.get(f"/groups/{group.pk}", **LIVE).json()["creator"] == other_user.pk
     assert api.get(f"/groups/{group.pk}").json()["creator"]["id"] == other_user.pk
     collection = CollectionFactory(creator=user, description="Mine **all**")
     assert "<strong>all</strong>" in api.get(f"/collections/{collection.pk}", **LIVE).json()["description_html"]
+
+
+def test_a_comment_s_children_and_parent_author_follow_what_the_caller_may_see(api, client_for, user, other_user):
+    from apps.accounts.tests.factories import UserFactory
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    thing = ThingFactory(creator=user)
+    root = CommentFactory(thing=thing, user=other_user)
+    CommentFactory(thing=thing, user=user, parent=root, is_hidden=True)  # a moderator hid the only reply
+    staff = client_for(UserFactory(is_staff=True))
+    path = f"/things/{thing.pk}/comments"
+
+    def by_id(client) -> dict:
+        return {c["id"]: c for c in client.get(path, **LIVE).json()}
+
+    assert by_id(api)[root.pk]["has_children"] is False
+    assert by_id(staff)[root.pk]["has_children"] is True
+    # A reply under a hidden comment names no author to those who may not see it.
+    hidden_root = CommentFactory(thing=thing, user=other_user, is_hidden=True)
+    reply = CommentFactory(thing=thing, user=user, parent=hidden_root)
+    assert by_id(api)[reply.pk]["parent_user_name"] is None
+    assert by_id(staff)[reply.pk]["parent_user_name"] == other_user.username
+
+    def statements() -> int:
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            assert api.get(path, **LIVE).status_code == 200
+        return len(queries)
+
+    few = statements()
+    for _ in range(4):
+        parent = CommentFactory(thing=thing, user=other_user)
+        CommentFactory(thing=thing, user=user, parent=parent)
+    assert statements() == few
 
 
 def test_what_the_live_document_types_as_never_null(api, user, other_user, family):

@@ -7,53 +7,77 @@ page of 100 would cost 100 statements (tests/wire/test_every_answer.py). Short T
 sources, though (lists, search, collections, copies, a Thing's ancestors), some of them one object at a
 time, so no one of them knows the whole answer's objects.
 
-So such a serializer puts an empty list in its output, `later(loader, key)`, and carries on. Before the
-answer becomes bytes (apps.core.pipeline.renderers), or before built objects are kept in the cache,
-`settle()` calls each loader once with every key asked for since the last settle, and fills each list in
-place. However many objects, one call (one statement) per loader.
+So such a serializer puts a placeholder in its output and carries on: an empty list, `later(loader, key)`,
+or for any other value a wire method's `Later(loader, key, default)`, which wire's `Provide` puts in the
+object with `fill`. Before the answer becomes bytes (apps.core.pipeline.renderers), or before built objects
+are kept in the cache, `settle()` calls each loader once with every key asked for since the last settle,
+and puts each value in place. However many objects, one call (one statement) per loader.
 
-The lists are filled in place, so whatever holds them (a dict of a page, a kept short form) sees the
-values. A list that nobody settles stays empty; `settle` is called by the renderer, so every API answer
-settles, and by whatever keeps built output in the cache before it keeps it.
+Values are put in place (a list extended, a dict's key set), so whatever holds them (a page's dict, a kept
+short form) sees them. A value nobody settles keeps its placeholder; `settle` is called by the renderer,
+so every API answer settles, and by whatever keeps built output in the cache before it keeps it.
 
-The pending lists live in a context variable, one registry per thread (a request at a time); `settle`
-empties it, and `discard` (the start of every request) drops what a failed answer left behind.
+The pending values live in a context variable, one registry per thread (a request at a time); `settle`
+empties it, and `discard` (the API's error handler) drops what a failed answer asked for.
 """
 from collections.abc import Callable, Hashable, Iterable
 from contextvars import ContextVar
+from dataclasses import dataclass
 
-# loader(keys) -> {key: values}; a key the loader does not answer leaves its lists empty.
+# loader(keys) -> {key: value}; a key the loader does not answer leaves the default.
 Loader = Callable[[list], dict]
+_Setter = Callable[[dict], None]
 
-_PENDING: ContextVar[dict[Loader, list[tuple[Hashable, list]]] | None] = ContextVar("batch_pending", default=None)
+_PENDING: ContextVar[dict[Loader, list[tuple[Hashable, _Setter]]] | None] = ContextVar("batch_pending", default=None)
 
 
-def later(loader: Loader, key: Hashable) -> list:
-    """An empty list, filled with `loader([... key ...])[key]` at the next `settle()`."""
+@dataclass(frozen=True)
+class Later:
+    """What a serializer's wire method answers for a value read at `settle()` (apps.core.pipeline.wire:
+    Provide puts it in the output with `fill`): `loader([... key ...]).get(key, default)`."""
+
+    loader: Loader
+    key: Hashable
+    default: object = None
+
+
+def _register(loader: Loader, key: Hashable, setter: _Setter) -> None:
     pending = _PENDING.get()
     if pending is None:
         pending = {}
         _PENDING.set(pending)
+    pending.setdefault(loader, []).append((key, setter))
+
+
+def later(loader: Loader, key: Hashable) -> list:
+    """An empty list, extended with `loader([... key ...])[key]` (a list) at the next `settle()`."""
     values: list = []
-    pending.setdefault(loader, []).append((key, values))
+    _register(loader, key, lambda found: values.extend(found.get(key, ())))
     return values
 
 
+def fill(data: dict, name: str, value: Later) -> None:
+    """`data[name]` is `value.default` until the next `settle()`, then what the loader read for its key."""
+    data[name] = value.default
+    _register(value.loader, value.key,
+              lambda found: data.__setitem__(name, found[value.key] if value.key in found else value.default))
+
+
 def settle() -> None:
-    """Fill every pending list: each loader called once, with its distinct keys in the order asked."""
+    """Fill every pending value: each loader called once, with its distinct keys in the order asked."""
     pending = _PENDING.get()
     while pending:  # a loader's values may ask for more (a value built by a serializer that batches too)
         _PENDING.set({})
         for loader, waiting in pending.items():
             found = loader(list(dict.fromkeys(key for key, _ in waiting)))
-            for key, values in waiting:
-                values.extend(found.get(key, ()))
+            for _, setter in waiting:
+                setter(found)
         pending = _PENDING.get()
     _PENDING.set(None)
 
 
 def discard() -> None:
-    """Forget the pending lists (a request starts: whatever an earlier, failed answer left is not read)."""
+    """Forget the pending values (an answer failed: what it asked for is not read)."""
     _PENDING.set(None)
 
 

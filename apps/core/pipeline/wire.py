@@ -6,7 +6,8 @@ its kind. A version other than `spec` is a table, below, of what it changes in e
 - `Drop(names)`: keys the version does not send;
 - `As01(names)`: booleans sent as the integers 0 and 1;
 - `Provide(name, schema)`: a key whose value the serializer computes for this version only, by its
-  method `wire_<name>(obj)` (a value the base shape does not have, or has with another type);
+  method `wire_<name>(obj)` (a value the base shape does not have, or has with another type); a method
+  may answer `batch.Later(...)` for a value read once for the whole answer (apps.core.pipeline.batch);
 - `ProvideForNull(name, schema)`: as `Provide`, but only where the base shape has null (or no key): a
   value the base shape computes already is kept, not computed again;
 - `Const(name, value, schema)`: a key with a fixed value.
@@ -17,7 +18,7 @@ components its serializers produce. Adding a version is adding a table; fields s
 """
 from dataclasses import dataclass
 
-from apps.core.pipeline import versions
+from apps.core.pipeline import batch, versions
 from apps.core.pipeline.statuses import NO_BODY_DESCRIPTION
 
 
@@ -57,7 +58,11 @@ class Provide:
     schema_of: dict
 
     def apply(self, data: dict, obj, serializer) -> None:
-        data[self.name] = getattr(serializer, f"wire_{self.name}")(obj)
+        value = getattr(serializer, f"wire_{self.name}")(obj)
+        if isinstance(value, batch.Later):  # read once for the whole answer (apps.core.pipeline.batch)
+            batch.fill(data, self.name, value)
+        else:
+            data[self.name] = value
 
     def schema(self, component: dict) -> None:
         _put(component, self.name, self.schema_of)
@@ -231,6 +236,10 @@ THINGIVERSE = {
             Provide("parent_id", {"type": "integer", "minimum": 0, "description": "0 at the top level."}),
             Provide("parent_url", {"type": "string", "description": "Empty at the top level."}),
             Provide("is_root_comment", _BOOL),
+            # Both read for the whole answer in one statement each (apps.core.pipeline.batch).
+            Provide("has_children", {**_BOOL, "description": "Whether it has a reply you may see."}),
+            Provide("parent_user_name", {"type": "string", "nullable": True,
+                                         "description": "The username of the comment it replies to (null at the top level)."}),
         ),
     ),
     "Group": Kind(

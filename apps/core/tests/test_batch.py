@@ -54,3 +54,30 @@ def test_discard_forgets_what_a_failed_answer_asked_for():
     batch.discard()
     batch.settle()
     assert calls == [] and list(batch.waiting()) == []
+
+
+def test_fill_puts_the_default_in_place_until_settled_then_the_loaded_value():
+    calls: list[list] = []
+
+    def load(keys: list) -> dict:
+        calls.append(list(keys))
+        return {key: key * 2 for key in keys if key != 0}
+
+    items = [{"id": key} for key in (1, 0, 1)]
+    for item in items:
+        batch.fill(item, "double", batch.Later(load, item["id"], "none"))
+    assert [item["double"] for item in items] == ["none"] * 3
+    batch.settle()
+    assert calls == [[1, 0]] and [item["double"] for item in items] == [2, "none", 2]
+
+
+def test_a_wire_provide_that_answers_later_is_filled_by_the_renderer():
+    from apps.core.pipeline.wire import Provide
+
+    class Shape:
+        def wire_size(self, obj):
+            return batch.Later(lambda keys: {k: len(k) for k in keys}, obj, 0)
+
+    data: dict = {}
+    Provide("size", {}).apply(data, "four", Shape())
+    assert data == {"size": 0} and render(data) == b'{"size":4}'
