@@ -232,3 +232,8 @@ def comment_authors(comment_ids: list[int], *, sees_hidden: bool) -> dict[int, s
     one statement for all of them."""
     rows = Comment.objects.filter(pk__in=comment_ids).values_list("pk", "user__username", "is_hidden")
     return {pk: (None if hidden and not sees_hidden else username) for pk, username, hidden in rows}
+
+
+def topic_group_slugs(topic_ids: list[int]) -> dict[int, str]:
+    """The slug of each of these topics' group (a topic's site page is under it): one statement."""
+    return dict(GroupTopic.objects.filter(pk__in=topic_ids).values_list("pk", "group__slug"))

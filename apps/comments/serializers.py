@@ -1,5 +1,6 @@
 """Comment output (docs/decisions.md: Comment, plus `body_html`), the threaded result of spec §2, and the
 inputs of spec §4.6 and the targets' comment endpoints."""
+from django.urls import reverse
 from rest_framework import serializers
 
 from apps.accounts.links import iso8601
@@ -8,7 +9,7 @@ from apps.comments import selectors
 from apps.comments.models import BODY_MAX_LENGTH, Comment
 from apps.core.domain.moderation import viewer_sees_hidden
 from apps.core.pipeline import batch, wire
-from apps.core.pipeline.api import MAX_ID, api_url
+from apps.core.pipeline.api import MAX_ID, api_url, site_url
 from apps.core.pipeline.fields import StrictCharField
 
 # The API path of each kind of target (spec §4.2, §4.4, §4.8): makes are "copies" on the wire.
@@ -78,6 +79,15 @@ class CommentSerializer(serializers.Serializer):
             return None
         return batch.Later(_authors, (self._sees_hidden(), comment.parent_id), None)
 
+    def wire_public_url(self, comment) -> str | batch.Later:
+        # The comment on its target's site page (templates/comments/_comment.html: id="comment-<id>").
+        anchor = f"#comment-{comment.pk}"
+        if comment.target_type == Comment.TargetType.THING:
+            return site_url(f"thing:{comment.target_id}{anchor}")
+        if comment.target_type == Comment.TargetType.MAKE:
+            return site_url(f"make:{comment.target_id}{anchor}")
+        return batch.Later(_topic_pages, (comment.target_id, anchor), "")  # under its group's slug
+
     def _sees_hidden(self) -> bool:
         request = self.context.get("request")
         return viewer_sees_hidden(getattr(request, "user", None))
@@ -122,6 +132,14 @@ def _authors(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], str | None]
         authors = selectors.comment_authors(ids, sees_hidden=sees_hidden)
         found.update({(sees_hidden, pk): authors.get(pk) for pk in ids})
     return found
+
+
+def _topic_pages(keys: list[tuple[int, str]]) -> dict[tuple[int, str], str]:
+    slugs = selectors.topic_group_slugs(list({topic_id for topic_id, _ in keys}))
+    return {
+        (topic_id, anchor): site_url(reverse("group-page-topic", args=[slugs[topic_id], topic_id]) + anchor)
+        for topic_id, anchor in keys if topic_id in slugs
+    }
 
 
 class ThreadedCommentSerializer(CommentSerializer):

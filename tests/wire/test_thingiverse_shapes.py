@@ -371,6 +371,29 @@ def test_a_comment_s_children_and_parent_author_follow_what_the_caller_may_see(a
     assert statements() == few
 
 
+def test_a_comment_s_public_url_is_the_comment_on_its_target_s_site_page(api, user, other_user):
+    from apps.comments.tests.factories import make_of
+    from apps.comments.models import Comment
+    from apps.groups.tests.factories import GroupTopicFactory
+
+    thing = ThingFactory(creator=user)
+    make = make_of(thing, creator=other_user)
+    topic = GroupTopicFactory()
+    on = {
+        f"/things/{thing.pk}/comments": CommentFactory(thing=thing, user=other_user),
+        f"/copies/{make.pk}/comments": CommentFactory(thing=None, make=make, target_type=Comment.TargetType.MAKE),
+        f"/group-topics/{topic.pk}/comments": CommentFactory(
+            thing=None, topic=topic, target_type=Comment.TargetType.GROUP_TOPIC),
+    }
+    for path, comment in on.items():
+        [live] = api.get(path, **LIVE).json()
+        page, _, anchor = live["public_url"].partition("#")
+        assert anchor == f"comment-{comment.pk}", live["public_url"]
+        shown = Client().get(page.removeprefix("http://testserver"), HTTP_ACCEPT="text/html")
+        assert shown.status_code == 200 and f'id="comment-{comment.pk}"' in shown.content.decode(), page
+        assert "public_url" not in api.get(path).json()[0]
+
+
 def test_what_the_live_document_types_as_never_null(api, user, other_user, family):
     """The live document types a comment's `parent_id` as an integer from 0 and its `parent_url` as a
     string, a group's `image` as a string and a topic's `pinned` as 0/1: a top-level comment is 0 and "",

@@ -237,6 +237,7 @@ THINGIVERSE = {
             Provide("parent_url", {"type": "string", "description": "Empty at the top level."}),
             Provide("is_root_comment", _BOOL),
             # Both read for the whole answer in one statement each (apps.core.pipeline.batch).
+            Provide("public_url", {"type": "string", "description": "The comment on its Thing's, copy's or topic's page."}),
             Provide("has_children", {**_BOOL, "description": "Whether it has a reply you may see."}),
             Provide("parent_user_name", {"type": "string", "nullable": True,
                                          "description": "The username of the comment it replies to (null at the top level)."}),
