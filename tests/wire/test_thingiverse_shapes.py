@@ -81,7 +81,7 @@ def test_short_things_in_lists_carry_0_and_1(api, user, family):
 # The live short Thing's fields Thingyard has, sent under `thingiverse` only (docs/compatibility.md).
 SHORT_LIVE_FIELDS = {
     "created_at", "preview_image", "is_private", "is_purchased", "collect_count", "make_count", "comment_count",
-    "is_nsfw", "tags",
+    "is_nsfw", "tags", "rank",
 }
 
 
@@ -116,7 +116,7 @@ def test_short_things_carry_the_live_fields_under_thingiverse_only(api, user, co
         assert not SHORT_LIVE_FIELDS & set(spec), path
         assert set(live) - set(spec) == SHORT_LIVE_FIELDS, path
         assert live["created_at"] == spec["added"] and live["preview_image"].startswith("http"), path
-        assert (live["is_private"], live["is_purchased"], live["is_nsfw"]) == (0, 0, False), path
+        assert (live["is_private"], live["is_purchased"], live["is_nsfw"], live["rank"]) == (0, 0, False, None), path
         assert (live["collect_count"], live["make_count"], live["comment_count"]) == (2, 3, 4), path
         assert all(type(live[k]) is int for k in ("is_private", "is_purchased", "collect_count")), path
 

@@ -185,6 +185,8 @@ THINGIVERSE = {
             # Read for the whole answer in one statement (apps.core.pipeline.batch), never item by item.
             Provide("tags", {"type": "array", "items": _TAG_OBJECT}),
             Const("is_nsfw", False, {**_BOOL, "nullable": True}),
+            # The live document's nullable rank: Thingyard's lists have no rank of their own.
+            Const("rank", None, {"type": "integer", "nullable": True}),
         ),
     ),
     "Thing": Kind(
