@@ -194,6 +194,29 @@ def test_a_page_of_tagged_things_reads_their_tags_in_one_statement(api, user):
     assert statements() == few
 
 
+def test_a_database_outage_while_the_tags_are_read_is_a_503_and_leaves_nothing_pending(api, user, monkeypatch):
+    """The tags are read as the answer is rendered, after the view: an outage there is the pipeline's 503
+    (handler500), not a 500, and the next answer on the thread reads nothing the failed one asked for."""
+    from django.db import OperationalError
+
+    from apps.core.pipeline import batch
+    from apps.things import selectors
+
+    ThingFactory(creator=user, tags=["one"])
+    read = selectors.thing_tags_of
+
+    def down(thing_ids):
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr(selectors, "thing_tags_of", down)
+    api.raise_request_exception = False
+    failed = api.get("/newest/", **LIVE)
+    assert failed.status_code == 503 and failed.json()["type"] == "SERVICE_UNAVAILABLE", failed.content
+    assert failed.headers["Retry-After"] and list(batch.waiting()) == []
+    monkeypatch.setattr(selectors, "thing_tags_of", read)
+    assert api.get("/newest/", **LIVE).json()[0]["tags"][0]["name"] == "one"
+
+
 # --- File ------------------------------------------------------------------------------------------
 
 

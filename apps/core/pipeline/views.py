@@ -43,7 +43,7 @@ from apps.core.pipeline.ratelimit import (
     rate_limit_key,
 )
 from apps.core.pipeline.statuses import OK_BODY, success_status_apply
-from apps.core.pipeline import versions, wire
+from apps.core.pipeline import batch, versions, wire
 
 
 class ApiView(APIView):
@@ -405,6 +405,7 @@ def server_error(request):
     # Django calls handler500 inside its `except` block, so the exception is still at hand: an outage
     # of the database or the broker outside a DRF view (a middleware, the OAuth endpoints, the site's
     # pages) is a 503 with Retry-After as inside one, never a 500.
+    batch.discard()  # what the failed answer asked for is never shown (apps.core.pipeline.batch)
     unavailable = service_unavailable_from(sys.exc_info()[1])
     if unavailable is not None:
         service_unavailable_log(request, sys.exc_info()[1])
