@@ -1,11 +1,13 @@
 """Reads through the cached Thing bodies (apps.things.bodycache explains the cache): the detail body with
 the viewer's own fields, and the short forms of a page of Things."""
 import time
+import zlib
 
 from django.conf import settings
 from django.core.cache import cache
 
 from apps.core.pipeline import batch
+from apps.core.pipeline import wire as wire_table
 from apps.core.pipeline import versions as wire_versions
 from apps.core.pipeline.lookups import id_or_404, viewer_id
 from apps.core.pipeline.pagination import page_params
@@ -17,6 +19,9 @@ from apps.things.bodycache import (
     SHORT_PREFIX,
     body_key,
     cache_seconds,
+    tag_counts_now,
+    tag_marks,
+    tag_marks_current,
     thing_state,
     thing_state_of,
     thing_versions,
@@ -59,23 +64,28 @@ def thing_detail(thing_id, *, viewer, request, cached_values, with_token=None) -
         if entry is not None and len(entry) >= 3 and entry[2] is not None:
             # The check, read with the token's row when the authentication read that from the database.
             state = thing_state_of(read or []) if read_name == "state" else thing_state(tid, uid)
-            if state is not None and state[1] and entry[0] == state[0]:
+            if state is not None and state[1] and entry[0] == state[0] and _shown_current(tid, entry[1]):
                 liked, watched = (state[2], state[3]) if uid is not None else (False, False)
                 rendered = entry[2]
                 if liked or watched:
                     rendered = rendered.replace(_NO_FLAGS, _FLAGS[liked, watched], 1)
-                return Rendered(rendered, {"ETag": thing_etag(state[0], liked, watched, wire)}, from_cache=True)
+                tag = thing_etag(state[0], liked, watched, wire, shown=entry[1])
+                return Rendered(rendered, {"ETag": tag}, from_cache=True)
     thing = selectors.thing_get_for_viewer(thing_id, viewer=viewer, rows=read if read_name == "thing" else None)
+    # The other Things the body shows (a wire version's `ancestors`), read before it is built: a change
+    # between the two leaves an entry that the next read finds old, never a new mark on an old body.
+    others = thing_shown_versions(thing.pk, wire)
     data = ThingSerializer(thing, context={"request": request}).data
     liked, watched = bool(data["is_liked"]), bool(data["is_watched"])
-    etag = {"ETag": thing_etag(thing.version, liked, watched, wire)}
     if cache_seconds() and thing.is_published and not thing.is_hidden and not thing.is_private:
         public = _rendered_public({**data, "is_liked": False, "is_watched": False})
         if public is not None:
-            cache.set(body_key(thing.pk) + suffix, (thing.version, None, public), timeout=cache_seconds())
+            shown = _shown(others, data)
+            cache.set(body_key(thing.pk) + suffix, (thing.version, shown, public), timeout=cache_seconds())
             body = public.replace(_NO_FLAGS, _FLAGS[liked, watched], 1) if liked or watched else public
-            return Rendered(body, etag)
-    return Rendered(render(data), etag)
+            return Rendered(body, {"ETag": thing_etag(thing.version, liked, watched, wire, shown=shown)})
+    body = render(data)
+    return Rendered(body, {"ETag": thing_etag(thing.version, liked, watched, wire, shown=_shown(others, data))})
 
 
 # --- conditional requests (issue 24) -------------------------------------------------------------------
@@ -85,9 +95,45 @@ def thing_detail(thing_id, *, viewer, request, cached_values, with_token=None) -
 # is all but the release: what an If-Match holds a write to.
 
 
-def thing_etag(version: int, liked: bool, watched: bool, wire_version: str = wire_versions.DEFAULT) -> str:
+def thing_etag(version: int, liked: bool, watched: bool, wire_version: str = wire_versions.DEFAULT,
+               shown: tuple = ()) -> str:
+    """`shown`: what the body shows besides the Thing's own row (`_shown`: the other Things' versions, its
+    tag counts). It changes the tag (a client's copy with an ancestor since hidden is not answered 304)
+    but not its data part: a write to this Thing is not refused because another one changed."""
     data = f"{int(version)}-{int(bool(liked))}{int(bool(watched))}{wire_versions.cache_suffix(wire_version)}"
-    return f'"{data}.{settings.THINGYARD_RELEASE}"'
+    others = f"~{zlib.crc32(repr(shown).encode()):08x}" if shown else ""
+    return f'"{data}.{settings.THINGYARD_RELEASE}{others}"'
+
+
+def _shown(others: tuple, data: dict) -> tuple:
+    """What a body shows besides its Thing's own row: the other Things' (id, version) and the tag counts
+    (bodycache.tag_marks, read from the rendered data itself), or () when it shows neither (`spec`)."""
+    marks = tag_marks(data)
+    return (others, marks) if others or marks else ()
+
+
+def _shown_current(thing_id: int, shown) -> bool:
+    """Whether what a kept body shows besides its Thing's row is still so (no statement when nothing)."""
+    if not shown:
+        return True
+    others, marks = shown
+    return (not others or selectors.thing_ancestor_versions(thing_id) == others) and tag_marks_current(marks)
+
+
+def thing_body_shown(thing_id: int, wire_version: str, data: dict) -> tuple:
+    """`thing_etag`'s `shown` for a body built outside the cache (after a write): the other Things it
+    shows, read now, and its tag counts."""
+    others = thing_shown_versions(thing_id, wire_version)
+    batch.settle()  # the values the body reads once (its ancestors' tags) are in it before they are noted
+    return _shown(others, data)
+
+
+def thing_shown_versions(thing_id: int, wire_version: str) -> tuple:
+    """(id, version) of the other Things a body of this wire version shows whole (`ancestors` as short
+    Things under `thingiverse`), or () when it shows none: a kept body stands only while they are unchanged."""
+    if not wire_table.provides(wire_version, "Thing", "ancestors"):
+        return ()
+    return selectors.thing_ancestor_versions(thing_id)
 
 
 def thing_etag_data_in(header: str | None, etag: str) -> bool:
@@ -140,11 +186,14 @@ def thing_short_list(
         current = {tid: (version, True) for tid, version in known.items()}
     short_keys = [SHORT_PREFIX + str(i) + suffix for i in ids]
     found = cache.get_many(short_keys)
+    # The tag counts the kept short forms show (bodycache.tag_marks), read in one statement for all.
+    counts = tag_counts_now(name for entry in found.values() if len(entry) > 3 for name, _ in entry[3])
     shorts: dict[int, dict] = {}
     missing: list[int] = []
     for tid, skey in zip(ids, short_keys):
         entry, now = found.get(skey), current.get(tid)
-        if now is not None and entry is not None and entry[0] == now[0] and (now[1] or not public_only):
+        if (now is not None and entry is not None and entry[0] == now[0] and (now[1] or not public_only)
+                and tag_marks_current(entry[3] if len(entry) > 3 else (), counts)):
             shorts[tid] = entry[1]
             if versions is not None:
                 versions[tid] = now[0]
@@ -156,7 +205,7 @@ def thing_short_list(
             found_rows = selectors.thing_short_rows(missing)  # one statement compiled once
         else:
             found_rows = (rows() if callable(rows) else rows).filter(pk__in=missing)
-        store = {}
+        store: dict[str, tuple] = {}
         for thing in found_rows:
             data = serializer.to_representation(thing)
             shorts[thing.pk] = data
@@ -166,6 +215,7 @@ def thing_short_list(
                 versions[thing.pk] = thing.version
         if store:
             batch.settle()  # what the short forms read once for all (their tags), in them before they are kept
+            store = {key: (*entry, tag_marks(entry[1])) for key, entry in store.items()}
             cache.set_many(store, timeout=cache_seconds())
     return [shorts[tid] for tid in ids if tid in shorts]
 
@@ -215,6 +265,8 @@ def list_page_cached(name: str, values: list, query=None) -> tuple[bytes, int, i
     pairs = compiled.bound()[(number - 1) * per_page: number * per_page]
     if [tuple(p) for p in pairs] != [tuple(p) for p in entry[2]]:
         return None
+    if not tag_marks_current(entry[7] if len(entry) > 7 else ()):
+        return None
     return entry[3], entry[4], entry[5]
 
 
@@ -240,6 +292,8 @@ def page_entry_current(entry, *, lists_version=None, max_age: float | None) -> t
         current = thing_versions([tid for tid, _ in pairs])
         if any(current.get(tid) != (version, True) for tid, version in pairs):
             return None
+    if not tag_marks_current(entry[7] if len(entry) > 7 else ()):
+        return None
     return entry[3], entry[4], entry[5]
 
 
@@ -249,8 +303,9 @@ def page_entry(ids, versions: dict, data, number: int, num_pages: int, *, lists_
     `candidates`: the ids the page was cut from before the visibility rule (a search window's slice)."""
     if any(tid not in versions for tid in ids):
         return None
-    return (lists_version, time.time(), [(tid, versions[tid]) for tid in ids], render(data),
-            number, num_pages, list(candidates) if candidates is not None else None)
+    body = render(data)  # settles what the page reads once (its tags) before its tag counts are noted
+    return (lists_version, time.time(), [(tid, versions[tid]) for tid in ids], body,
+            number, num_pages, list(candidates) if candidates is not None else None, tag_marks(data))
 
 
 def list_page_read(name: str, request, ids_page) -> tuple[list[dict], int, int]:

@@ -16,6 +16,9 @@ whether everyone may see it, and the viewer's two flags).
   invalidation cannot be lost while Redis is unreachable, and Redis coming back with old data serves
   nothing old (issue 22, finding 3). A read that raced with a change stored its entry under the version
   it read, which no longer matches.
+- What else it shows: a `thingiverse` body shows its ancestors whole and tag counts, which no version
+  of this Thing moves with; its entry notes them and is used only while they are unchanged (`tag_marks`
+  below, apps.things.bodies: `_shown`).
 - Visibility: only the body of a Thing every viewer may see (published, not hidden, not private) is
   kept, and `thing_state` says on every read whether it still is; any other Thing goes through
   selectors.thing_get_for_viewer and its 401/403/404 matrix.
@@ -174,3 +177,48 @@ def thing_versions(ids) -> dict[int, tuple[int, bool]]:
     with statement_cursor() as cursor:
         cursor.execute(_versions_sql(), [ids])
         return {int(pk): (int(v), bool(public)) for pk, v, public in cursor.fetchall()}
+
+
+# --- tag counts a kept entry shows (the `thingiverse` tag objects) ------------------------------------
+# A tag object carries its tag's count, which moves when another Thing is tagged, hidden or deleted: no
+# version of this Thing moves with it. So an entry that shows tag objects records the (name, count) pairs
+# it was rendered with, and stands only while the database still counts the same (one statement for all
+# of an answer's entries). An entry with no tag object records nothing and costs nothing (`spec`).
+
+
+def tag_marks(data) -> tuple[tuple[str, int], ...]:
+    """(name, count) of every tag object in `data` (a body, a short form, a page of them), sorted."""
+    found: set[tuple[str, int]] = set()
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if "tag" in value and "count" in value and "things_url" in value:
+                found.add((value["name"], value["count"]))
+            else:
+                stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return tuple(sorted(found))
+
+
+def tag_counts_now(names) -> dict[str, int]:
+    """name → the count everyone sees now, of these tags (missing: no such tag any more)."""
+    from django.db.models.functions import Coalesce
+
+    from apps.things.counts import count_field
+    from apps.things.models import Tag
+
+    names = sorted(set(names))
+    if not names:
+        return {}
+    return dict(Tag.objects.filter(name__in=names).values_list("name", Coalesce(F(f"counts__{count_field(None)}"), 0)))
+
+
+def tag_marks_current(marks, now: dict[str, int] | None = None) -> bool:
+    """Whether every tag count in `marks` is still the database's (`now`: tag_counts_now, when read already)."""
+    if not marks:
+        return True
+    if now is None:
+        now = tag_counts_now(name for name, _ in marks)
+    return all(now.get(name) == count for name, count in marks)

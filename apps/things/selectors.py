@@ -625,6 +625,15 @@ def thing_list_ancestors(*, thing, viewer) -> QuerySet:
     return thing_list_visible(viewer=viewer).filter(derivatives=thing)
 
 
+def thing_ancestor_versions(thing_id: int) -> tuple[tuple[int, int], ...]:
+    """(id, version) of every Thing this one derives from, whoever may see it, by id: what a kept body
+    that shows its ancestors was built from (apps.things.bodies). A link added or removed, or an ancestor
+    changed, hidden, unpublished or deleted (each moves its version or drops its row), changes it."""
+    return tuple(
+        Remix.objects.filter(derivative_id=thing_id).order_by("ancestor_id").values_list("ancestor_id", "ancestor__version")
+    )
+
+
 def thing_list_derivatives(*, thing, viewer) -> QuerySet:
     """spec §4.2: the Things derived from this one, hiding those the viewer may not see."""
     return thing_list_visible(viewer=viewer).filter(ancestors=thing)

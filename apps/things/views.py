@@ -39,7 +39,9 @@ def _thing_response(request, thing_id, status=200) -> Response:
     # its ETag (the version a next If-Match names).
     thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user)
     data = ThingSerializer(thing, context={"request": request}).data
-    etag = bodies.thing_etag(thing.version, data["is_liked"], data["is_watched"], versions.of(request))
+    wire = versions.of(request)
+    etag = bodies.thing_etag(thing.version, data["is_liked"], data["is_watched"], wire,
+                             shown=bodies.thing_body_shown(thing.pk, wire, data))
     return Response(data, status=status, headers={"ETag": etag})
 
 

@@ -317,6 +317,12 @@ def _document_answer(result: dict, method: str, path: str, description: str, sch
     success["content"] = {"application/json": {"schema": schema}}
 
 
+def provides(version: str, kind: str, name: str) -> bool:
+    """Whether `version` adds the key `name` to `kind` with a value the serializer computes (`Provide`)."""
+    found = changes(version, kind)
+    return found is not None and any(isinstance(c, Provide) and c.name == name for c in found.changes)
+
+
 def has(version: str, kind: str) -> bool:
     """Whether `version` declares `kind` (a rule with no fields of its own, e.g. "Search")."""
     return changes(version, kind) is not None

@@ -68,6 +68,36 @@ def test_the_cached_and_uncached_paths_give_the_same_etag(api, thing, settings):
     assert {r.content for r in cached} == {uncached.content}
 
 
+LIVE = {"HTTP_THINGYARD_VERSION": "thingiverse"}
+
+
+def test_what_a_thingiverse_body_shows_of_other_things_moves_its_etag_but_holds_no_write(
+        caches, client_for, owner, thing, settings):
+    """Under `thingiverse` a Thing's body shows its ancestors whole and its tags' counts: a change of either
+    changes the body without touching the Thing's row. Its ETag changes with them (no 304 for a copy showing
+    an ancestor since hidden), but its data part does not (a write to the Thing is not refused), and the
+    body built fresh, kept, or answered after a write carries the same tag."""
+    ancestor = ThingFactory(name="The original", tags=["hinge"])
+    thing.ancestors.add(ancestor)
+    mine = client_for(owner)
+    first = mine.get(f"/things/{thing.pk}/", **LIVE)
+    etag = _etag(first)
+    assert b"The original" in first.content and _etag(mine.get(f"/things/{thing.pk}/", **LIVE)) == etag
+    assert mine.get(f"/things/{thing.pk}/", HTTP_IF_NONE_MATCH=etag, **LIVE).status_code == 304
+    ThingFactory(tags=["hinge"])  # the ancestor's tag counts one Thing more
+    counted = mine.get(f"/things/{thing.pk}/", HTTP_IF_NONE_MATCH=etag, **LIVE)
+    assert counted.status_code == 200 and b'"count":2' in counted.content and _etag(counted) != etag
+    Thing.objects.filter(pk=ancestor.pk).update(is_hidden=True)  # a moderator's bulk action: no signal
+    hidden = mine.get(f"/things/{thing.pk}/", HTTP_IF_NONE_MATCH=_etag(counted), **LIVE)
+    assert hidden.status_code == 200 and b"The original" not in hidden.content
+    written = mine.patch(f"/things/{thing.pk}/", {"name": "Still mine"}, format="json", HTTP_IF_MATCH=etag, **LIVE)
+    assert written.status_code == 200  # the Thing itself did not change since `etag`
+    settings.THING_BODY_CACHE_SECONDS = 0
+    assert _etag(mine.get(f"/things/{thing.pk}/", **LIVE)) == _etag(written)
+    settings.THING_BODY_CACHE_SECONDS = 600
+    assert {_etag(mine.get(f"/things/{thing.pk}/", **LIVE)) for _ in range(2)} == {_etag(written)}
+
+
 def test_patch_with_a_stale_if_match_is_refused_with_412(caches, client_for, owner, thing):
     mine = client_for(owner)
     etag = _etag(mine.get(f"/things/{thing.pk}/"))

@@ -6,8 +6,10 @@ changed in one way the product allows (API services, admin actions over HTTP, mo
 delete, account deletion, publication, privacy, a bulk UPDATE), and then every read path must answer
 exactly what it answers with every cache off: the API detail, /newest/, /popular/, /featured/, search,
 tag search (plain and filtered), category, tag and user lists (the bodies; a list's total in the Link
-header may lag by the count cache's documented 30 s), and the site page. Each case also asserts the change
-itself shows, so a change that did nothing cannot pass."""
+header may lag by the count cache's documented 30 s), and the site page. Every case runs under both wire
+versions: `thingiverse` bodies show more than their Thing's row (its ancestors whole, tag counts), so the
+changes include an ancestor's. Each case also asserts the change itself shows, so a change that did
+nothing cannot pass."""
 import json
 
 import pytest
@@ -17,7 +19,7 @@ from django.test import Client
 from apps.accounts.services import user_delete
 from apps.accounts.tests.factories import UserFactory
 from apps.things.hooks import thing_reindex
-from apps.things.models import Category, Thing
+from apps.things.models import Category, Remix, Thing
 from apps.things.tests.factories import ThingFactory, category
 
 pytestmark = pytest.mark.django_db
@@ -40,9 +42,16 @@ def owner(db):
 
 
 @pytest.fixture
-def thing(owner):
+def ancestor(db):
+    """A Thing `thing` derives from, by someone else: the `thingiverse` body shows it whole (`ancestors`)."""
+    return ThingFactory(creator=UserFactory(), name="The original hinge")
+
+
+@pytest.fixture
+def thing(owner, ancestor):
     thing = ThingFactory(creator=owner, name=f"A {WORD} hinge", category=category("replacement-parts"),
                          tags=[TAG])
+    thing.ancestors.add(ancestor)
     ThingFactory(creator=owner, name=f"Another {WORD} hinge", category=category("replacement-parts"), tags=[TAG])
     thing_reindex(thing_ids=list(Thing.objects.filter(creator=owner).values_list("pk", flat=True)))
     return thing
@@ -102,12 +111,17 @@ def _stale(seen: dict, fresh: dict) -> dict:
         if seen[path] == fresh[path]:
             continue
         if path in ORDER_LAGS and seen[path][0] == fresh[path][0] == 200:
-            shown = {item["id"]: item for item in json.loads(seen[path][1])}
-            current = {item["id"]: item for item in json.loads(fresh[path][1])}
+            shown = {item["id"]: item for item in _items(seen[path][1])}
+            current = {item["id"]: item for item in _items(fresh[path][1])}
             if all(current.get(tid) == item for tid, item in shown.items()):
                 continue  # every item shown is current; only the order or a newcomer lags
         stale[path] = (seen[path][0], fresh[path][0])
     return stale
+
+
+def _items(content: bytes) -> list:
+    body = json.loads(content)
+    return body["hits"] if isinstance(body, dict) else body  # `thingiverse` search: {total, hits}
 
 
 def _listed(answer, thing_id) -> bool:
@@ -221,6 +235,40 @@ def bulk_update_outside_services(thing, owner, ctx):
     return lambda seen: b"Bulk" in seen[f"/things/{thing.pk}/"][1] and b"Bulk" in seen["/newest/"][1]
 
 
+# The other Things a body shows whole (a derivative's `ancestors` under `thingiverse`): a change of one is
+# a change of what the derivative's body shows, though the derivative's own row is untouched.
+
+
+def _ancestor_of(thing) -> Thing:
+    return Thing.objects.get(derivatives=thing)
+
+
+def ancestor_hidden_by_admin_action(thing, owner, ctx):
+    ancestor = _ancestor_of(thing)
+    data = {"action": "hide_with_reason", helpers.ACTION_CHECKBOX_NAME: [ancestor.pk], "apply": "1", "reason": "spam"}
+    assert ctx.admin_browser.post(ADMIN_THINGS, data).status_code == 302
+    return lambda seen: ancestor.name.encode() not in seen[f"/things/{thing.pk}/"][1]
+
+
+def ancestor_renamed_by_its_owner(thing, owner, ctx):
+    ancestor = _ancestor_of(thing)
+    answer = ctx.client_for(ancestor.creator).patch(f"/things/{ancestor.pk}/", {"name": "Renamed original"}, format="json")
+    assert answer.status_code == 200
+    return lambda seen: ctx.wire == "spec" or b"Renamed original" in seen[f"/things/{thing.pk}/"][1]
+
+
+def ancestor_deleted_by_its_owner(thing, owner, ctx):
+    ancestor = _ancestor_of(thing)
+    assert ctx.client_for(ancestor.creator).delete(f"/things/{ancestor.pk}/").status_code == 200
+    return lambda seen: b"The original hinge" not in seen[f"/things/{thing.pk}/"][1]
+
+
+def another_ancestor_linked_in_the_admin(thing, owner, ctx):
+    other = ThingFactory(name="A second original")
+    Remix.objects.create(derivative=thing, ancestor=other)  # the admin's Remix form: no service, no signal
+    return lambda seen: ctx.wire == "spec" or b"A second original" in seen[f"/things/{thing.pk}/"][1]
+
+
 def publish_by_api(thing, owner, ctx):
     return None  # a separate test: the Thing starts as a draft
 
@@ -228,19 +276,33 @@ def publish_by_api(thing, owner, ctx):
 CHANGES = [rename_by_api, tags_by_api, unpublish_in_admin_form, hide_by_admin_action, unhide_by_admin_action,
            feature_by_admin_action,
            unfeature_by_admin_action, like_by_another_user, delete_by_owner, owner_account_deleted,
-           made_private_in_admin_form, creator_renamed, category_renamed, bulk_update_outside_services]
+           made_private_in_admin_form, creator_renamed, category_renamed, bulk_update_outside_services,
+           ancestor_hidden_by_admin_action, ancestor_renamed_by_its_owner, ancestor_deleted_by_its_owner,
+           another_ancestor_linked_in_the_admin]
 
 
 class _Context:
-    def __init__(self, client_for, admin_browser, read, rewarm):
+    def __init__(self, client_for, admin_browser, read, rewarm, wire):
         self.client_for, self.admin_browser, self.read, self.rewarm = client_for, admin_browser, read, rewarm
+        self.wire = wire
 
 
+class _InWire:
+    """A reader's API client that asks for one wire version (each version's bodies are kept apart)."""
+
+    def __init__(self, client, wire: str):
+        self.client, self.headers = client, {"HTTP_THINGYARD_VERSION": wire}
+
+    def get(self, path, **extra):
+        return self.client.get(path, **{**self.headers, **extra})
+
+
+@pytest.mark.parametrize("wire", ["spec", "thingiverse"])
 @pytest.mark.parametrize("change", CHANGES, ids=[c.__name__ for c in CHANGES])
-def test_no_read_path_shows_the_old_state(change, thing, owner, client_for, admin_browser, settings,
+def test_no_read_path_shows_the_old_state(change, wire, thing, owner, client_for, admin_browser, settings,
                                           django_capture_on_commit_callbacks):
     reader = UserFactory()
-    api, site = client_for(reader), Client()
+    api, site = _InWire(client_for(reader), wire), Client()
     username = owner.username
 
     def read():
@@ -252,7 +314,7 @@ def test_no_read_path_shows_the_old_state(change, thing, owner, client_for, admi
 
     rewarm()  # built, then answered from the cache
     with django_capture_on_commit_callbacks(execute=True):
-        check = change(thing, owner, _Context(client_for, admin_browser, read, rewarm))
+        check = change(thing, owner, _Context(client_for, admin_browser, read, rewarm, wire))
     seen = read()
     fresh = _read_uncached(api, site, thing, username, settings)
     assert _stale(seen, fresh) == {}, "read paths still showing the old state"
