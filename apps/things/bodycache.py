@@ -187,19 +187,26 @@ def thing_versions(ids) -> dict[int, tuple[int, bool]]:
 
 
 def tag_marks(data) -> tuple[tuple[str, int], ...]:
-    """(name, count) of every tag object in `data` (a body, a short form, a page of them), sorted."""
+    """(name, count) of every tag object in `data`, sorted: a Thing's body (its `tags`, its ancestors'),
+    a short form, or a page of short forms. Tag objects are only there: a `spec` body's `tags` is a URL
+    and its short Things have none, so for `spec` this is a few key lookups and finds nothing."""
     found: set[tuple[str, int]] = set()
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if "tag" in value and "count" in value and "things_url" in value:
-                found.add((value["name"], value["count"]))
-            else:
-                stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
+    items = data if isinstance(data, list) else [data]
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        _add_tag_objects(found, item.get("tags"))
+        ancestors = item.get("ancestors")
+        if isinstance(ancestors, list):
+            for ancestor in ancestors:
+                if isinstance(ancestor, dict):
+                    _add_tag_objects(found, ancestor.get("tags"))
     return tuple(sorted(found))
+
+
+def _add_tag_objects(found: set, tags) -> None:
+    if isinstance(tags, list):
+        found.update((tag["name"], tag["count"]) for tag in tags if isinstance(tag, dict) and "count" in tag)
 
 
 def tag_counts_now(names) -> dict[str, int]:

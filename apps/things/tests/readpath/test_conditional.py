@@ -143,3 +143,15 @@ def test_json_p_of_a_thing_carries_no_etag_and_is_never_304(caches, api, thing):
     script = api.get(f"/things/{thing.pk}/?callback=cb", HTTP_IF_NONE_MATCH=etag)
     assert script.status_code == 200 and script.content.startswith(b"/**/cb(")
     assert "ETag" not in script.headers
+
+
+def test_tag_marks_find_every_tag_object_a_kept_answer_holds_and_none_in_spec_shapes():
+    from apps.things.bodycache import tag_marks
+
+    tag = {"name": "hinge", "tag": "hinge", "url": "u", "count": 3, "things_url": "t", "absolute_url": "/tag:hinge"}
+    other = {**tag, "name": "bolt", "count": 1}
+    body = {"tags": [tag], "ancestors": [{"id": 1, "tags": [other]}], "creator": {"name": "x"}}
+    assert tag_marks(body) == (("bolt", 1), ("hinge", 3))
+    assert tag_marks([{"id": 1, "tags": [tag]}, {"id": 2, "tags": []}]) == (("hinge", 3),)
+    spec_body = {"tags": "https://api/things/1/tags", "ancestors": "https://api/things/1/ancestors"}
+    assert tag_marks(spec_body) == () and tag_marks([{"id": 1, "name": "short"}]) == ()
