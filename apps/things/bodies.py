@@ -120,10 +120,9 @@ def _shown_current(thing_id: int, shown) -> bool:
     return (not others or selectors.thing_ancestor_versions(thing_id) == others) and tag_marks_current(marks)
 
 
-def thing_body_shown(thing_id: int, wire_version: str, data: dict) -> tuple:
-    """`thing_etag`'s `shown` for a body built outside the cache (after a write): the other Things it
-    shows, read now, and its tag counts."""
-    others = thing_shown_versions(thing_id, wire_version)
+def thing_body_shown(others: tuple, data: dict) -> tuple:
+    """`thing_etag`'s `shown` for a body built outside the cache (after a write): `others`
+    (thing_shown_versions, read before the body was built) and its tag counts."""
     batch.settle()  # the values the body reads once (its ancestors' tags) are in it before they are noted
     return _shown(others, data)
 

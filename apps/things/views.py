@@ -38,10 +38,11 @@ def _thing_response(request, thing_id, status=200) -> Response:
     # Re-read after a write: the body shows the stored state with the caller's is_liked/is_watched, and
     # its ETag (the version a next If-Match names).
     thing = selectors.thing_get_for_viewer(thing_id, viewer=request.user)
-    data = ThingSerializer(thing, context={"request": request}).data
     wire = versions.of(request)
+    others = bodies.thing_shown_versions(thing.pk, wire)  # before the body, as bodies.thing_detail reads them
+    data = ThingSerializer(thing, context={"request": request}).data
     etag = bodies.thing_etag(thing.version, data["is_liked"], data["is_watched"], wire,
-                             shown=bodies.thing_body_shown(thing.pk, wire, data))
+                             shown=bodies.thing_body_shown(others, data))
     return Response(data, status=status, headers={"ETag": etag})
 
 
