@@ -1,6 +1,5 @@
 """Comment output (docs/decisions.md: Comment, plus `body_html`), the threaded result of spec §2, and the
 inputs of spec §4.6 and the targets' comment endpoints."""
-from django.urls import reverse
 from rest_framework import serializers
 
 from apps.accounts.links import iso8601
@@ -135,9 +134,11 @@ def _authors(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], str | None]
 
 
 def _topic_pages(keys: list[tuple[int, str]]) -> dict[tuple[int, str], str]:
+    # Spelled as the group's own `public_url` (groups/<slug>) and the site's links spell it, not reversed:
+    # any slug the database holds gives a URL (one of digits only has no site page, as its group has none).
     slugs = selectors.topic_group_slugs(list({topic_id for topic_id, _ in keys}))
     return {
-        (topic_id, anchor): site_url(reverse("group-page-topic", args=[slugs[topic_id], topic_id]) + anchor)
+        (topic_id, anchor): site_url(f"groups/{slugs[topic_id]}/topics/{topic_id}{anchor}")
         for topic_id, anchor in keys if topic_id in slugs
     }
 

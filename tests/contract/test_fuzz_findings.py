@@ -212,3 +212,19 @@ def test_a_blank_print_setting_clears_it_and_the_document_allows_it(api, user, v
     cleared = api.patch(f"/things/{thing.pk}/", {"print_settings": {"notes": ""}}, format="json", **headers)
     assert cleared.status_code == 200, cleared.content
     assert cleared.json()["print_settings"] == {**cleared.json()["print_settings"], "notes": None, "printer": "Mk4"}
+
+
+def test_a_comment_on_a_topic_of_a_group_whose_slug_is_digits_is_answered(api, user):
+    # Schemathesis (thingiverse, seed 12901): the comment's `public_url` reversed the site's topic route,
+    # whose slug may not be digits only (NoReverseMatch, a 500). It is now spelled as the group's own
+    # public_url is: any stored slug gives a URL. Writing this test found a second fault: a single
+    # comment's answer carried the placeholders, not the values (DRF's `.data` copies the dict), so the
+    # values read once an answer are now slots the renderer writes (apps.core.pipeline.batch.Slot).
+    from apps.groups.tests.factories import GroupFactory, GroupTopicFactory
+
+    group = GroupFactory(creator=user, slug="0" * 40)
+    topic = GroupTopicFactory(group=group)
+    answer = api.post(f"/group-topics/{topic.pk}/comments", {"body": "0"}, format="json",
+                      HTTP_THINGYARD_VERSION="thingiverse")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["public_url"].endswith(f"/groups/{'0' * 40}/topics/{topic.pk}#comment-{answer.json()['id']}")

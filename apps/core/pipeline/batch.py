@@ -9,11 +9,11 @@ time, so no one of them knows the whole answer's objects.
 
 So such a serializer puts a placeholder in its output and carries on: an empty list, `later(loader, key)`,
 or for any other value a wire method's `Later(loader, key, default)`, which wire's `Provide` puts in the
-object with `fill`. Before the answer becomes bytes (apps.core.pipeline.renderers), or before built objects
+object as a `Slot` (`fill`), which the renderer writes as the value it holds. Before the answer becomes bytes (apps.core.pipeline.renderers), or before built objects
 are kept in the cache, `settle()` calls each loader once with every key asked for since the last settle,
 and puts each value in place. However many objects, one call (one statement) per loader.
 
-Values are put in place (a list extended, a dict's key set), so whatever holds them (a page's dict, a kept
+Values are put in place (a list extended, a slot filled), so whatever holds them (a page's dict, a kept
 short form) sees them. A value nobody settles keeps its placeholder; `settle` is called by the renderer,
 so every API answer settles, and by whatever keeps built output in the cache before it keeps it.
 
@@ -56,11 +56,31 @@ def later(loader: Loader, key: Hashable) -> list:
     return values
 
 
+class Slot:
+    """A value filled at `settle()`, written as that value by the renderer (apps.core.pipeline.renderers:
+    the encoder's `default`). It is the object itself that is filled, not the key of a dict holding it: a
+    serializer's `.data` is a copy of the dict its fields were put in (DRF's ReturnDict), and any copy
+    holds the same slot."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Slot({self.value!r})"
+
+
 def fill(data: dict, name: str, value: Later) -> None:
-    """`data[name]` is `value.default` until the next `settle()`, then what the loader read for its key."""
-    data[name] = value.default
-    _register(value.loader, value.key,
-              lambda found: data.__setitem__(name, found[value.key] if value.key in found else value.default))
+    """`data[name]` is a Slot holding `value.default` until the next `settle()`, then what the loader read
+    for its key."""
+    slot = Slot(value.default)
+    data[name] = slot
+
+    def put(found: dict) -> None:
+        slot.value = found[value.key] if value.key in found else value.default
+
+    _register(value.loader, value.key, put)
 
 
 def settle() -> None:

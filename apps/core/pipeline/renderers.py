@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import orjson
 from rest_framework.renderers import JSONRenderer
+from rest_framework.utils.encoders import JSONEncoder
 
 from apps.core.pipeline import batch
 
@@ -39,7 +40,18 @@ _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
 _LINE_SEPARATORS = (b"\xe2\x80\xa8", b"\xe2\x80\xa9")
 
 
+class ApiJSONEncoder(JSONEncoder):
+    """DRF's encoder, which also writes a value read once for the whole answer (batch.Slot) as its value."""
+
+    def default(self, obj):
+        if isinstance(obj, batch.Slot):
+            return obj.value
+        return super().default(obj)
+
+
 class ApiJSONRenderer(JSONRenderer):
+    encoder_class = ApiJSONEncoder
+
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if isinstance(data, Rendered):
             return data.body

@@ -63,12 +63,15 @@ def test_fill_puts_the_default_in_place_until_settled_then_the_loaded_value():
         calls.append(list(keys))
         return {key: key * 2 for key in keys if key != 0}
 
-    items = [{"id": key} for key in (1, 0, 1)]
+    items: list[dict] = [{"id": key} for key in (1, 0, 1)]
     for item in items:
         batch.fill(item, "double", batch.Later(load, item["id"], "none"))
-    assert [item["double"] for item in items] == ["none"] * 3
+    copies = [dict(item) for item in items]  # as DRF's `.data` copies the dict its fields were put in
+    assert [item["double"].value for item in items] == ["none"] * 3
     batch.settle()
-    assert calls == [[1, 0]] and [item["double"] for item in items] == [2, "none", 2]
+    assert calls == [[1, 0]] and [item["double"].value for item in copies] == [2, "none", 2]
+    assert render(copies) == b'[{"id":1,"double":2},{"id":0,"double":"none"},{"id":1,"double":2}]'
+    assert render({"nested": copies[0]}) == b'{"nested":{"id":1,"double":2}}'
 
 
 def test_a_wire_provide_that_answers_later_is_filled_by_the_renderer():
@@ -80,4 +83,11 @@ def test_a_wire_provide_that_answers_later_is_filled_by_the_renderer():
 
     data: dict = {}
     Provide("size", {}).apply(data, "four", Shape())
-    assert data == {"size": 0} and render(data) == b'{"size":4}'
+    assert data["size"].value == 0 and render(dict(data)) == b'{"size":4}'
+
+
+def test_a_slot_is_written_as_its_value_by_the_indented_renderer_too():
+    from apps.core.pipeline.renderers import RENDERER
+
+    slot_data = {"a": batch.Slot(3)}
+    assert RENDERER.render(slot_data, "application/json; indent=2") == b'{\n  "a": 3\n}'
