@@ -115,22 +115,25 @@ class CommentSerializer(serializers.Serializer):
         }
 
 
-def _with_replies(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], bool]:
-    found = {}
+def _per_kind_of_viewer(keys: list[tuple[bool, int]], read) -> dict[tuple[bool, int], object]:
+    """batch's keys (whether the viewer sees hidden comments, comment id): one `read(ids, sees_hidden=…)`
+    per kind of viewer in the answer, which answers a function of the comment id."""
+    found: dict[tuple[bool, int], object] = {}
     for sees_hidden in {flag for flag, _ in keys}:
         ids = [pk for flag, pk in keys if flag == sees_hidden]
-        with_replies = selectors.comment_ids_with_replies(ids, sees_hidden=sees_hidden)
-        found.update({(sees_hidden, pk): pk in with_replies for pk in ids})
+        value_of = read(ids, sees_hidden=sees_hidden)
+        found.update({(sees_hidden, pk): value_of(pk) for pk in ids})
     return found
 
 
-def _authors(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], str | None]:
-    found = {}
-    for sees_hidden in {flag for flag, _ in keys}:
-        ids = [pk for flag, pk in keys if flag == sees_hidden]
-        authors = selectors.comment_authors(ids, sees_hidden=sees_hidden)
-        found.update({(sees_hidden, pk): authors.get(pk) for pk in ids})
-    return found
+def _with_replies(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], object]:
+    return _per_kind_of_viewer(keys, lambda ids, sees_hidden: selectors.comment_ids_with_replies(
+        ids, sees_hidden=sees_hidden).__contains__)
+
+
+def _authors(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], object]:
+    return _per_kind_of_viewer(keys, lambda ids, sees_hidden: selectors.comment_authors(
+        ids, sees_hidden=sees_hidden).get)
 
 
 def _topic_pages(keys: list[tuple[int, str]]) -> dict[tuple[int, str], str]:
