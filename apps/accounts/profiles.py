@@ -5,6 +5,10 @@ collections), so `accounts` never imports them: each registers its tab here from
 and the profile page paginates what the tab's `listing(owner=, viewer=)` returns (a queryset of what
 `viewer` may see, through that app's selectors) and renders it with the tab's template. `prepare(items,
 viewer=)` may complete a page of rows (collections attach their thumbnails) without a query per row.
+
+`counted_as`: the field of the API's user object (a wire version's, apps.core.pipeline.wire) that counts
+the same listing (`profile_count`). A count and the list it counts are then one queryset, for the profile
+page and for the API's list of the same rows alike: a client never reads a count its list contradicts.
 """
 
 from collections.abc import Callable
@@ -20,6 +24,7 @@ class ProfileTab:
     order: int = 100
     prepare: Callable | None = None
     empty: str = "Nothing here yet."
+    counted_as: str | None = None
 
 
 _TABS: dict[str, ProfileTab] = {}
@@ -31,3 +36,12 @@ def profile_tab_register(tab: ProfileTab) -> None:
 
 def profile_tabs() -> list[ProfileTab]:
     return sorted(_TABS.values(), key=lambda tab: (tab.order, tab.slug))
+
+
+def profile_count(field: str, *, owner, viewer) -> int:
+    """How many rows `viewer` may see in the tab counted as `field` (ProfileTab.counted_as); 0 when no
+    installed app registered one."""
+    for tab in _TABS.values():
+        if tab.counted_as == field:
+            return tab.listing(owner=owner, viewer=viewer).count()
+    return 0

@@ -11,6 +11,7 @@ from apps.core.pipeline import wire
 from apps.core.pipeline.fields import StrictCharField
 from apps.core.domain.markup import markdown_render
 from apps.accounts import links, rules
+from apps.accounts.profiles import profile_count
 from apps.core.pipeline.fields import LicenseField
 from apps.core.domain.licenses import USER_LICENSES
 
@@ -118,6 +119,17 @@ class UserSerializer(UserSummarySerializer):
 
     def wire_count_of_following(self, user) -> int:
         return user.following_links.count()
+
+    # What the caller reads in the user's lists of copies, likes and collections: each count is the length
+    # of that list's queryset for this caller (apps.accounts.profiles: the apps above register them).
+    def wire_make_count(self, user) -> int:
+        return profile_count("make_count", owner=user, viewer=self.context.get("viewer"))
+
+    def wire_like_count(self, user) -> int:
+        return profile_count("like_count", owner=user, viewer=self.context.get("viewer"))
+
+    def wire_collection_count(self, user) -> int:
+        return profile_count("collection_count", owner=user, viewer=self.context.get("viewer"))
 
     def wire_is_following(self, user) -> bool:
         # Whether the caller follows this user (never for an anonymous caller or oneself).

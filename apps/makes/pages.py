@@ -62,6 +62,7 @@ def register() -> None:
             listing=lambda *, owner, viewer: selectors.make_list_for_user(owner=owner, viewer=viewer),
             order=20,
             empty="No makes posted yet.",
+            counted_as="make_count",
         )
     )
 

@@ -69,6 +69,7 @@ def register() -> None:
             prepare=_with_thumbnails,
             order=30,
             empty="No collections yet.",
+            counted_as="collection_count",
         )
     )
 

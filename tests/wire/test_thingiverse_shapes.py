@@ -523,3 +523,43 @@ def test_count_of_designs_counts_only_what_anyone_may_see(api, user, other_user)
     ThingFactory(creator=other_user, is_hidden=True)
     ThingFactory(creator=other_user, is_published=False, published_at=None)
     assert api.get(f"/users/{other_user.username}", **LIVE).json()["count_of_designs"] == 1
+
+
+def test_a_user_s_make_like_and_collection_counts_are_the_lengths_of_the_lists_the_caller_reads(
+    api, client_for, user, other_user
+):
+    """`make_count`, `like_count`, `collection_count` (`thingiverse`): each is the length of the list of
+    copies, likes or collections the same caller reads, so hidden and private rows count only for whom the
+    list shows them (apps.accounts.profiles: one queryset for the count and the list)."""
+    from apps.accounts.tests.factories import UserFactory
+    from apps.things.models import Like
+
+    shown, hidden, private = ThingFactory(), ThingFactory(is_hidden=True), ThingFactory(creator=user, is_private=True)
+    draft = ThingFactory(creator=other_user, is_published=False, published_at=None)
+    for thing in (shown, hidden, private, draft):
+        Like.objects.create(user=other_user, thing=thing)
+    MakeFactory(creator=other_user, thing=shown)
+    MakeFactory(creator=other_user, thing=shown, is_hidden=True)
+    MakeFactory(creator=other_user, thing=private)
+    MakeFactory(creator=other_user, thing=draft)
+    CollectionThingFactory(collection=CollectionFactory(creator=other_user), thing=hidden)
+    CollectionFactory(creator=other_user)
+    lists = {"make_count": "copies", "like_count": "likes", "collection_count": "collections"}
+    readers = {"another user": api, "themselves": client_for(other_user), "staff": client_for(UserFactory(is_staff=True)),
+               "a stranger": client_for(UserFactory())}
+    seen = {}
+    for who, reader in readers.items():
+        body = reader.get(f"/users/{other_user.username}", **LIVE).json()
+        for field, path in lists.items():
+            rows = reader.get(f"/users/{other_user.username}/{path}?per_page=100").json()
+            assert body[field] == len(rows), (who, field)
+        seen[who] = tuple(body[field] for field in lists)
+    # The rows differ by reader: a stranger sees only what is on `shown`; `user` also what is on their own
+    # private Thing; the owner also what is on their draft; staff also the hidden copy and the hidden Thing.
+    assert seen["a stranger"] == (1, 1, 2)
+    assert seen["another user"] == seen["themselves"] == seen["staff"] == (2, 2, 2)
+    assert {"make_count", "like_count", "collection_count"}.isdisjoint(api.get(f"/users/{other_user.username}").json())
+    # The document names them for this wire version only.
+    live = Client().get("/openapi.json?version=thingiverse").json()["components"]["schemas"]
+    spec = Client().get("/openapi.json").json()["components"]["schemas"]
+    assert set(lists) <= set(live["User"]["required"]) and set(lists).isdisjoint(spec["User"]["properties"])

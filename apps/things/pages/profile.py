@@ -23,5 +23,6 @@ def register() -> None:
             listing=lambda *, owner, viewer: selectors.thing_list_liked_by(user=owner, viewer=viewer),
             order=40,
             empty="No likes yet.",
+            counted_as="like_count",
         )
     )
