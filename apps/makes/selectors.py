@@ -63,8 +63,9 @@ def make_queryset(*, viewer) -> QuerySet:
     else:
         is_liked = Exists(MakeLike.objects.filter(make=OuterRef("pk"), user_id=uid))
     return (
-        Make.objects.select_related("creator", "thing__creator", *thing_pictures)
-        .only(*MAKE_FIELDS, *thing_fields)
+        # The Thing's category: a copy's `category_name` and `category_url` (the `thingiverse` wire version).
+        Make.objects.select_related("creator", "thing__creator", "thing__category", *thing_pictures)
+        .only(*MAKE_FIELDS, *thing_fields, "thing__category__name", "thing__category__slug")
         .filter(_visible(viewer))
         .annotate(
             default_image_row=upload_selectors.copy_default_image_row(), is_liked=is_liked,

@@ -7,7 +7,8 @@ from apps.makes import links, selectors
 from apps.makes.models import DESCRIPTION_MAX_LENGTH
 from apps.core.pipeline import wire
 from apps.core.pipeline.fields import StrictCharField
-from apps.core.domain.markup import document_render
+from apps.core.domain.markup import detail_parts, details_html, document_render
+from apps.core.pipeline.api import api_url
 from apps.things.serializers import ThingShortSerializer
 from apps.uploads.files.serializers import ImageSerializer
 
@@ -60,6 +61,23 @@ class MakeSerializer(serializers.Serializer):
 
     def wire_description_html(self, make) -> str:
         return document_render(make.description)
+
+    def wire_details_parts(self, make) -> list[dict]:
+        # The live copy's page sections: its description (a Thing's are its summary and instructions).
+        return detail_parts(("summary", "Description", document_render(make.description)))
+
+    def wire_details(self, make) -> str:
+        return details_html(self.wire_details_parts(make))
+
+    def wire_category_name(self, make) -> str:
+        # Its Thing's category, read in the copy's own statement; "" when the Thing has none (the live
+        # document types both as strings).
+        category = make.thing.category if make.thing.category_id else None
+        return category.name if category is not None else ""
+
+    def wire_category_url(self, make) -> str:
+        category = make.thing.category if make.thing.category_id else None
+        return api_url(f"categories/{category.slug}") if category is not None else ""
 
     def wire_root_comment_count(self, make) -> int:
         return selectors.make_root_comment_count(make)

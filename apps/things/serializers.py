@@ -12,6 +12,7 @@ from apps.accounts.serializers import UserSummarySerializer
 from apps.core.pipeline.api import api_url, site_url
 from apps.core.pipeline.fields import LicenseField
 from apps.core.domain.licenses import THING_LICENSES, license_name
+from apps.core.domain.markup import detail_parts, details_html
 from apps.things import links, rules, selectors
 from apps.things.models import documents_html
 from apps.things.printsettings import PrintSettingsError, print_settings_output, print_settings_parse
@@ -226,11 +227,7 @@ class ThingSerializer(ThingShortSerializer):
         return documents_html(thing)[1]
 
     def get_details(self, thing, documents: tuple[str, str] | None = None) -> str:
-        return "".join(
-            f'<div class="thing-section" data-section="{part["type"]}"><h2>{part["name"]}</h2>'
-            f'{part["data"][0]["content"]}</div>'
-            for part in _detail_parts(thing, documents)
-        )
+        return details_html(_detail_parts(thing, documents))
 
     def get_view_count(self, thing) -> int:
         return 0
@@ -324,10 +321,10 @@ def _detail_parts(thing, documents: tuple[str, str] | None = None) -> list[dict]
     """The sections of a Thing's page, as the live service listed them: Summary (the description), then
     the print instructions when there are any. `documents`: documents_html(thing), when already read."""
     description, instructions = documents or documents_html(thing)
-    parts = [{"type": "summary", "name": "Summary", "data": [{"content": description}]}]
+    sections = [("summary", "Summary", description)]
     if thing.instructions:
-        parts.append({"type": "instructions", "name": "Instructions", "data": [{"content": instructions}]})
-    return parts
+        sections.append(("instructions", "Instructions", instructions))
+    return detail_parts(*sections)
 
 
 class TagSerializer(serializers.Serializer):

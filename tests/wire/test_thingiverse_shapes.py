@@ -563,3 +563,34 @@ def test_a_user_s_make_like_and_collection_counts_are_the_lengths_of_the_lists_t
     live = Client().get("/openapi.json?version=thingiverse").json()["components"]["schemas"]
     spec = Client().get("/openapi.json").json()["components"]["schemas"]
     assert set(lists) <= set(live["User"]["required"]) and set(lists).isdisjoint(spec["User"]["properties"])
+
+
+def test_a_copy_s_category_and_details_come_with_its_statement(api, user, other_user):
+    """A copy's `category_name`, `category_url` (its Thing's category), `details` and `details_parts` (its
+    description) under `thingiverse`: a page of copies costs the statements one copy does."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.things.models import Category
+
+    category = Category.objects.get(slug="3d-printing-tests")
+    tested, bare = ThingFactory(category=category), ThingFactory(category=None)
+    made = MakeFactory(creator=other_user, thing=tested, description="First *print*.")
+    plain = MakeFactory(creator=other_user, thing=bare)
+    copy = api.get(f"/copies/{made.pk}", **LIVE).json()
+    assert copy["category_name"] == category.name and copy["category_url"].endswith("/categories/3d-printing-tests")
+    assert api.get(copy["category_url"]).json()["name"] == category.name  # a URL the client can follow
+    assert [part["name"] for part in copy["details_parts"]] == ["Description"]
+    assert copy["details_parts"][0]["data"][0]["content"] == copy["description_html"]
+    assert "<h2>Description</h2>" in copy["details"] and "<em>print</em>" in copy["details"]
+    listed = api.get(f"/users/{other_user.username}/copies", **LIVE).json()
+    by_id = {c["id"]: (c["category_name"], c["category_url"]) for c in listed}
+    assert by_id[plain.pk] == ("", "") and by_id[made.pk] == (copy["category_name"], copy["category_url"])
+    with CaptureQueriesContext(connection) as one:
+        api.get(f"/users/{other_user.username}/copies?per_page=1", **LIVE)
+    for _ in range(3):
+        MakeFactory(creator=other_user, thing=ThingFactory(category=category))
+    with CaptureQueriesContext(connection) as five:
+        assert len(api.get(f"/users/{other_user.username}/copies", **LIVE).json()) == 5
+    assert len(five) == len(one)
+    assert {"category_name", "details"}.isdisjoint(api.get(f"/copies/{made.pk}").json())

@@ -117,3 +117,18 @@ def _document_memo(text: str) -> str:
         html = document_render_fresh(text)
         cache.set(key, html, CACHE_SECONDS)
     return html
+
+
+def detail_parts(*sections: tuple[str, str, str]) -> list[dict]:
+    """A page's sections as the live service's `details_parts` listed them: each `(type, name, html)` as
+    `{"type", "name", "data": [{"content": html}]}`, in order (a Thing's, a copy's)."""
+    return [{"type": kind, "name": name, "data": [{"content": html}]} for kind, name, html in sections]
+
+
+def details_html(parts: list[dict]) -> str:
+    """`details`: the sections of `detail_parts` as one HTML string, each under its heading."""
+    return "".join(
+        f'<div class="thing-section" data-section="{part["type"]}"><h2>{part["name"]}</h2>'
+        f'{part["data"][0]["content"]}</div>'
+        for part in parts
+    )
