@@ -18,16 +18,20 @@ What it does, all on loopback and free ports, every process stopped on exit:
    Schemathesis's default mode (valid and invalid input, every phase) with a fixed seed, then its
    negative mode (invalid input only; the fuzzing phase alone, the coverage phase's invalid cases being
    the default run's) with a second seed;
+   then, for each other wire version (OTHER_VERSIONS), a run of its own document (examples and fuzzing
+   phases), every request asking for that version;
    each with no example database and no cache (the same inputs every run), a bounded number of examples
    per operation, WORKERS operations at once (NEGATIVE_WORKERS in the negative run; on SERVER_WORKERS
    gunicorn processes), and the demo user's Bearer token, with the checks in CHECKS and the hooks in
-   tests/contract/fuzz_hooks.py; each run writes its own JUnit report (junit.xml, junit-negative.xml);
+   tests/contract/fuzz_hooks.py; each run writes its own JUnit report (junit.xml, junit-negative.xml,
+   junit-thingiverse.xml);
 5. prints how many operations answered a success at least once (tests/contract/fuzz_coverage.py).
 
 Exit status: 0 when every run passed every check, else the first failing run's. Logs, the JUnit and JSON
 reports, the access log and the per-operation statuses (coverage.txt) go to .run/fuzz/.
 """
 import argparse
+from dataclasses import dataclass, replace
 import json
 import os
 import signal
@@ -84,10 +88,33 @@ EXCLUDED_OPERATIONS = {
 }
 
 
-# (name, mode, report suffix). The negative run leaves out undeclared query parameters: the API ignores
-# a query parameter it does not know (docs/decisions.md: Contract fuzzing depth), so adding one does not
-# make a request invalid, and Schemathesis would report every 200 to one.
-RUNS = [("default", "all", ""), ("negative", "negative", "-negative")]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One `schemathesis run`. `suffix` names its configuration and reports; `version` is the wire version
+    every request asks for (None: none, so `spec`), whose own document it checks; `phases` None: every
+    phase of its mode."""
+
+    name: str
+    mode: str
+    suffix: str
+    version: str | None = None
+    phases: str | None = None
+
+
+# The negative run leaves out undeclared query parameters: the API ignores a query parameter it does not
+# know (docs/decisions.md: Contract fuzzing depth), so adding one does not make a request invalid, and
+# Schemathesis would report every 200 to one. It runs only the fuzzing phase (_schemathesis_command says why).
+RUNS = [Run("default", "all", ""), Run("negative", "negative", "-negative", phases="fuzzing")]
+# The wire versions besides `spec` (apps.core.pipeline.versions.VERSIONS; a test keeps the two in step).
+# `make fuzz` checks each one's document on every run: its examples, then the fuzzing phase (valid and
+# invalid cases drawn from the run's seed, --max-examples per operation), every request asking for that
+# version. Not the coverage phase: its boundary cases of every operation are about 6,000 of the default
+# run's 7,200 and would double the fuzz's time in CI; the shapes a version changes are answers, which the
+# valid cases reach. `--wire-version V` runs the two runs above under V instead, for a deep run by hand.
+OTHER_VERSIONS = ("thingiverse",)
+OTHER_VERSION_PHASES = "examples,fuzzing"
 
 
 def main(argv=None) -> int:
@@ -135,14 +162,17 @@ def main(argv=None) -> int:
             )
         )
         _wait_for_http(f"{base}/healthz")
-        document = _document(base, args.wire_version)
+        documents: dict[str | None, dict] = {}
         statuses = []
-        for name, mode, suffix in _runs(args):
-            config = _write_config(seeded, document, negative=mode == "negative", suffix=suffix)
+        for run in _runs(args):
+            if run.version not in documents:
+                documents[run.version] = _document(base, run.version)
+            document, name, mode = documents[run.version], run.name, run.mode
+            config = _write_config(seeded, document, negative=mode == "negative", suffix=run.suffix)
             seed = args.negative_seed if mode == "negative" else args.seed
             exclude = nothing_to_break(document) if mode == "negative" else set()
-            command = _schemathesis_command(args, base, token, config, mode=mode, seed=seed, suffix=suffix,
-                                            exclude=exclude)
+            command = _schemathesis_command(args, base, token, config, mode=mode, seed=seed, suffix=run.suffix,
+                                            exclude=exclude, version=run.version, phases=run.phases)
             shown = " ".join(part.replace(token, "<token>") for part in command)  # never print the token
             print(f"fuzz ({name} run):", shown, flush=True)
             started = time.monotonic()
@@ -153,7 +183,7 @@ def main(argv=None) -> int:
             )
             print(f"fuzz: the {name} run finished in {time.monotonic() - started:.0f} s with status {status}")
             statuses.append(status)
-        _report_coverage(document)
+        _report_coverage(next(iter(documents.values())))
         return next((status for status in statuses if status), 0)
     finally:
         for process in reversed(processes):
@@ -169,7 +199,9 @@ def _parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--negative-seed", type=int, default=NEGATIVE_SEED, help="the negative run's seed")
-    parser.add_argument("--no-negative", action="store_true", help="only the default run")
+    parser.add_argument("--no-negative", action="store_true", help="no negative run")
+    parser.add_argument("--no-other-versions", action="store_true",
+                        help="no run of the other wire versions' documents (OTHER_VERSIONS)")
     parser.add_argument("--max-examples", type=int, default=MAX_EXAMPLES)
     parser.add_argument("--server-workers", type=int, default=SERVER_WORKERS, help="gunicorn's processes")
     parser.add_argument("--workers", type=int, default=WORKERS, help="Schemathesis's concurrent workers")
@@ -184,8 +216,14 @@ def _parse_args(argv):
     return parser.parse_args(argv)
 
 
-def _runs(args) -> list[tuple[str, str, str]]:
-    return RUNS[:1] if args.no_negative else RUNS
+def _runs(args) -> list[Run]:
+    if args.wire_version:
+        runs = [replace(run, version=args.wire_version) for run in RUNS]
+    else:
+        runs = RUNS + ([] if args.no_other_versions else [
+            Run(version, "all", f"-{version}", version, OTHER_VERSION_PHASES) for version in OTHER_VERSIONS
+        ])
+    return [run for run in runs if not (args.no_negative and run.mode == "negative")]
 
 
 def nothing_to_break(document: dict) -> set[str]:
@@ -207,12 +245,16 @@ def nothing_to_break(document: dict) -> set[str]:
 
 
 def _schemathesis_command(args, base: str, token: str, config: Path, *, mode: str = "all",
-                          seed: int | None = None, suffix: str = "", exclude=()) -> list[str]:
+                          seed: int | None = None, suffix: str = "", exclude=(), version: str | None = None,
+                          phases: str | None = None) -> list[str]:
+    version = version or args.wire_version
+    if phases is None and mode == "negative":
+        phases = "fuzzing"
     # The document as `_document` saved it (the same bytes the server answered), with the server as the
     # base URL: Schemathesis loading it over HTTP gave up after its fixed 10 s read timeout whenever the
     # gunicorn process it reached was generating its first copy on a busy machine (a CI run failed so).
     command = [
-        str(BIN / "schemathesis"), "--config-file", str(config), "run", str(OUT / "openapi.json"), "--url", base,
+        str(BIN / "schemathesis"), "--config-file", str(config), "run", str(_document_path(version)), "--url", base,
         "--checks", ",".join(CHECKS),
         "--mode", mode,
         "--seed", str(args.seed if seed is None else seed),
@@ -221,7 +263,7 @@ def _schemathesis_command(args, base: str, token: str, config: Path, *, mode: st
         "--max-examples", str(args.max_examples),
         "--workers", str(args.negative_workers if mode == "negative" else args.workers),
         "--header", f"Authorization: Bearer {token}",
-        *(["--header", f"Thingyard-Version: {args.wire_version}"] if args.wire_version else []),
+        *(["--header", f"Thingyard-Version: {version}"] if version else []),
         "--request-timeout", "30",
         "--no-color",
         "--report", "junit,json",
@@ -229,12 +271,13 @@ def _schemathesis_command(args, base: str, token: str, config: Path, *, mode: st
         # the run's verdict with, per operation, how many generated valid cases the API accepted
         "--report-json-path", str(OUT / f"report{suffix}.json"),
     ]
+    if phases is not None:
+        # The negative run, only the fuzzing phase: the default run's coverage phase (mode "all") already
+        # sends every deterministic invalid boundary case the negative run's coverage phase would, which
+        # made the second run's first two minutes a repeat; what this run adds is random invalid input from
+        # a seed of its own (issue 23: CI in half the time). The other versions' runs: OTHER_VERSION_PHASES.
+        command += ["--phases", phases]
     if mode == "negative":
-        # Only the fuzzing phase: the default run's coverage phase (mode "all") already sends every
-        # deterministic invalid boundary case the negative run's coverage phase would, which made the
-        # second run's first two minutes a repeat; what this run adds is random invalid input from a seed
-        # of its own (issue 23: CI in half the time).
-        command += ["--phases", "fuzzing"]
         # With no undeclared parameters and nothing fixed, an operation whose only parameter is a string
         # in the path has few invalid values Hypothesis can draw: its health check would fail the run for
         # the generator's sake, not the API's.
@@ -248,8 +291,13 @@ def _document(base: str, version: str | None = None) -> dict:
     query = f"?version={version}" if version else ""
     with urllib.request.urlopen(f"{base}/openapi.json{query}", timeout=30) as response:
         document = json.load(response)
-    (OUT / "openapi.json").write_text(json.dumps(document, indent=1))
+    _document_path(version).write_text(json.dumps(document, indent=1))
     return document
+
+
+def _document_path(version: str | None) -> Path:
+    """Where `_document` saves a wire version's document (None: the default version's)."""
+    return OUT / (f"openapi-{version}.json" if version else "openapi.json")
 
 
 def _report_coverage(document: dict) -> None:

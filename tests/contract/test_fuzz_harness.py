@@ -148,8 +148,8 @@ def test_the_coverage_report_tells_an_empty_segment_from_a_parameter(document):
 def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, document, tmp_path, monkeypatch):
     monkeypatch.setattr(fuzz, "OUT", tmp_path)
     args = fuzz._parse_args([])
-    assert [name for name, _, _ in fuzz._runs(args)] == ["default", "negative"]
-    assert [name for name, _, _ in fuzz._runs(fuzz._parse_args(["--no-negative"]))] == ["default"]
+    assert [run.name for run in fuzz._runs(args)] == ["default", "negative", "thingiverse"]
+    assert [run.name for run in fuzz._runs(fuzz._parse_args(["--no-negative", "--no-other-versions"]))] == ["default"]
     config = fuzz._write_config(seeded, document, negative=True, suffix="-negative")
     assert config.name == "schemathesis-negative.toml"
     assert "[[operations]]" not in config.read_text()  # nothing fixed: every parameter can be broken
@@ -176,6 +176,25 @@ def test_the_negative_run_has_its_own_configuration_seed_and_report(seeded, docu
         assert run[run.index("run") + 1] == str(fuzz.OUT / "openapi.json")
         assert run[run.index("--url") + 1] == "http://x"
     assert command[command.index("--workers") + 1] == "1"
+
+
+def test_every_other_wire_version_s_document_is_checked_on_every_run(tmp_path, monkeypatch):
+    from apps.core.pipeline import versions
+
+    monkeypatch.setattr(fuzz, "OUT", tmp_path)
+    assert set(fuzz.OTHER_VERSIONS) == set(versions.VERSIONS) - {versions.DEFAULT}
+    args = fuzz._parse_args([])
+    (other,) = [run for run in fuzz._runs(args) if run.version is not None]
+    command = fuzz._schemathesis_command(args, "http://x", "t", tmp_path / "c.toml", mode=other.mode,
+                                         suffix=other.suffix, version=other.version, phases=other.phases)
+    assert command[command.index("run") + 1] == str(tmp_path / "openapi-thingiverse.json")
+    assert "Thingyard-Version: thingiverse" in command and command[command.index("--mode") + 1] == "all"
+    assert command[command.index("--phases") + 1] == "examples,fuzzing"  # not the coverage phase's 6,000 cases
+    assert command[command.index("--seed") + 1] == str(fuzz.SEED)  # the same cases every run
+    assert command[command.index("--report-junit-path") + 1] == str(tmp_path / "junit-thingiverse.xml")
+    # A deep run of one version by hand runs the default and negative runs in it, and nothing else.
+    deep = fuzz._runs(fuzz._parse_args(["--wire-version", "thingiverse"]))
+    assert [(run.name, run.version) for run in deep] == [("default", "thingiverse"), ("negative", "thingiverse")]
 
 
 def test_only_bodies_of_jsons_own_whitespace_are_left_out_of_generation():
