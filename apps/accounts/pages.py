@@ -22,7 +22,7 @@ from apps.accounts.forms import (
 )
 from apps.core.site.pages import apply_errors, done, login_required_page, refused, safe_next
 from apps.core.domain.exceptions import DomainError
-from apps.accounts.profiles import profile_tabs
+from apps.accounts.profiles import profile_counts, profile_tabs
 from apps.core.domain.exceptions import NotFound, RateLimited, RuleViolation, ValidationFailed
 from apps.core.site.pages import paginate
 from apps.core.security.throttle import client_address
@@ -56,8 +56,12 @@ def profile_page(request, username, tab=None):
         **_profile_context(user), "tabs": tabs, "tab": current, "is_self": request.user.pk == user.pk,
         "follow": selectors.user_follow_state(user=user, viewer=request.user),
     }
+    # Each tab shows how many rows it holds for this viewer, all counted in one statement, which also
+    # gives the current tab's pager its length (no COUNT of its own).
+    counts = profile_counts(owner=user, viewer=request.user)
+    context["tab_links"] = [(t, counts.get(t.slug, 0)) for t in tabs]
     if current is not None:
-        page = paginate(request, current.listing(owner=user, viewer=request.user))
+        page = paginate(request, current.listing(owner=user, viewer=request.user), total=counts.get(current.slug))
         items = list(page)
         if current.prepare is not None:
             items = current.prepare(items, viewer=request.user)

@@ -14,6 +14,8 @@ page and for the API's list of the same rows alike: a client never reads a count
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.db import connection
+
 
 @dataclass(frozen=True)
 class ProfileTab:
@@ -38,10 +40,25 @@ def profile_tabs() -> list[ProfileTab]:
     return sorted(_TABS.values(), key=lambda tab: (tab.order, tab.slug))
 
 
-def profile_count(field: str, *, owner, viewer) -> int:
-    """How many rows `viewer` may see in the tab counted as `field` (ProfileTab.counted_as); 0 when no
-    installed app registered one."""
-    for tab in _TABS.values():
-        if tab.counted_as == field:
-            return tab.listing(owner=owner, viewer=viewer).count()
-    return 0
+def profile_counts(*, owner, viewer) -> dict[str, int]:
+    """How many rows `viewer` may see in each tab of `owner`'s profile, by slug: every tab's listing
+    counted in one statement (`SELECT (SELECT COUNT(*) FROM (<listing>)), …`), the same querysets the
+    tabs and the API's lists page through."""
+    tabs = profile_tabs()
+    if not tabs:
+        return {}
+    parts, params = [], []
+    for index, tab in enumerate(tabs):
+        sql, values = tab.listing(owner=owner, viewer=viewer).order_by().values("pk").query.sql_with_params()
+        parts.append(f"(SELECT COUNT(*) FROM ({sql}) AS tab{index})")
+        params.extend(values)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(parts), params)
+        row = cursor.fetchone()
+    return {tab.slug: int(count) for tab, count in zip(tabs, row)}
+
+
+def profile_count(field: str, counts: dict[str, int]) -> int:
+    """The count of the tab counted as `field` (ProfileTab.counted_as) in `profile_counts`' answer; 0 when
+    no installed app registered one."""
+    return next((counts[tab.slug] for tab in _TABS.values() if tab.counted_as == field and tab.slug in counts), 0)

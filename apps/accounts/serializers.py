@@ -11,7 +11,7 @@ from apps.core.pipeline import wire
 from apps.core.pipeline.fields import StrictCharField
 from apps.core.domain.markup import markdown_render
 from apps.accounts import links, rules
-from apps.accounts.profiles import profile_count
+from apps.accounts.profiles import profile_count, profile_counts
 from apps.core.pipeline.fields import LicenseField
 from apps.core.domain.licenses import USER_LICENSES
 
@@ -123,13 +123,21 @@ class UserSerializer(UserSummarySerializer):
     # What the caller reads in the user's lists of copies, likes and collections: each count is the length
     # of that list's queryset for this caller (apps.accounts.profiles: the apps above register them).
     def wire_make_count(self, user) -> int:
-        return profile_count("make_count", owner=user, viewer=self.context.get("viewer"))
+        return profile_count("make_count", self._profile_counts(user))
 
     def wire_like_count(self, user) -> int:
-        return profile_count("like_count", owner=user, viewer=self.context.get("viewer"))
+        return profile_count("like_count", self._profile_counts(user))
 
     def wire_collection_count(self, user) -> int:
-        return profile_count("collection_count", owner=user, viewer=self.context.get("viewer"))
+        return profile_count("collection_count", self._profile_counts(user))
+
+    def _profile_counts(self, user) -> dict[str, int]:
+        # One statement for the three counts of one user (the serializer answers one user at a time).
+        kept = self.__dict__.get("_counts")
+        if kept is None or kept[0] != user.pk:
+            kept = (user.pk, profile_counts(owner=user, viewer=self.context.get("viewer")))
+            self.__dict__["_counts"] = kept
+        return kept[1]
 
     def wire_is_following(self, user) -> bool:
         # Whether the caller follows this user (never for an anonymous caller or oneself).

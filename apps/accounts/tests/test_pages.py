@@ -161,6 +161,30 @@ def test_the_profile_tabs_list_things_makes_collections_and_likes(client):
     assert client.get("/@maker/nonsense").status_code == 404
 
 
+def test_each_profile_tab_shows_how_many_rows_it_holds_for_the_viewer(client, browser, user):
+    """The counts are the tabs' own listings counted (apps.accounts.profiles.profile_counts): a stranger
+    does not count the owner's draft, the owner does; the current tab's pager uses the same count."""
+    import re
+
+    from apps.makes.tests.factories import MakeFactory
+    from apps.things.tests.factories import ThingFactory
+
+    def counts(reader, path):
+        html = reader.get(path).content.decode()
+        return dict(re.findall(r'href="/@[^/"]+/([a-z]+)"[^>]*>[^<]+<span class="tab-count">(\d+)</span>', html))
+
+    ThingFactory(creator=user, name="Shown")
+    draft = ThingFactory(creator=user, name="Draft", is_published=False, published_at=None)
+    MakeFactory(creator=user, thing=draft)
+    for _ in range(25):  # more than a page of makes: the pager reads the tab's count
+        MakeFactory(creator=user)
+    owner, stranger = counts(browser, f"/@{user.username}"), counts(client, f"/@{user.username}")
+    assert owner == {"things": "2", "makes": "26", "collections": "0", "likes": "0"}
+    assert stranger == {"things": "1", "makes": "25", "collections": "0", "likes": "0"}
+    second = client.get(f"/@{user.username}/makes?page=2").content.decode()
+    assert counts(client, f"/@{user.username}/makes?page=2") == stranger and "Page 2 of 2" in second
+
+
 def test_the_owner_sees_their_drafts_on_their_own_profile(browser, user):
     from apps.things.tests.factories import ThingFactory
 
