@@ -594,3 +594,21 @@ def test_a_copy_s_category_and_details_come_with_its_statement(api, user, other_
         assert len(api.get(f"/users/{other_user.username}/copies", **LIVE).json()) == 5
     assert len(five) == len(one)
     assert {"category_name", "details"}.isdisjoint(api.get(f"/copies/{made.pk}").json())
+
+
+def test_a_user_and_a_copy_read_under_thingiverse_patch_back_whole(api, user):
+    """What this version adds to a user (its counts) and a copy (category, sections) is read-only: sent back
+    in a round-trip PATCH, it is ignored and only the changed field changes."""
+    make = MakeFactory(creator=user, description="Before")
+    for path, field, value in ((f"/users/{user.username}", "location", "Lisbon"),
+                               (f"/copies/{make.pk}", "description", "After")):
+        read = api.get(path, **LIVE).json()
+        response = api.patch(path, {**read, field: value, "make_count": 99, "category_name": "x"},
+                             format="json", **LIVE)
+        assert response.status_code == 200, response.content
+        after = response.json()
+        assert after[field] == value
+        assert {k: v for k, v in after.items() if k not in (field, "modified", "description_html", "details",
+                                                          "details_parts")} == \
+            {k: v for k, v in read.items() if k not in (field, "modified", "description_html", "details",
+                                                        "details_parts")}
