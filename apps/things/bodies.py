@@ -264,9 +264,7 @@ def list_page_cached(name: str, values: list, query=None) -> tuple[bytes, int, i
     pairs = compiled.bound()[(number - 1) * per_page: number * per_page]
     if [tuple(p) for p in pairs] != [tuple(p) for p in entry[2]]:
         return None
-    if not tag_marks_current(entry[7] if len(entry) > 7 else ()):
-        return None
-    return entry[3], entry[4], entry[5]
+    return _page_answer(entry)
 
 
 def page_entry_current(entry, *, lists_version=None, max_age: float | None) -> tuple[bytes, int, int] | None:
@@ -291,6 +289,12 @@ def page_entry_current(entry, *, lists_version=None, max_age: float | None) -> t
         current = thing_versions([tid for tid, _ in pairs])
         if any(current.get(tid) != (version, True) for tid, version in pairs):
             return None
+    return _page_answer(entry)
+
+
+def _page_answer(entry) -> tuple[bytes, int, int] | None:
+    """A kept page's (body, page number, pages) once its Things are known current: None when a tag count
+    its short forms show has moved since (page_entry's marks, checked in one statement)."""
     if not tag_marks_current(entry[7] if len(entry) > 7 else ()):
         return None
     return entry[3], entry[4], entry[5]
