@@ -119,6 +119,21 @@ def group_member_list(*, group) -> QuerySet:
     )
 
 
+def group_featured_things(*, group_ids: list[int], viewer) -> dict[int, list]:
+    """Each group's featured Things (rank 1..3, in rank order) that `viewer` may see, for many groups in one
+    statement: {group id: [Thing, …]} (a group with none is absent)."""
+    things = (
+        thing_list_visible(viewer=viewer)
+        .filter(group_entries__group_id__in=group_ids, group_entries__rank__gt=0)
+        .annotate(featured_in=F("group_entries__group_id"), featured_rank=F("group_entries__rank"))
+        .order_by("featured_in", "featured_rank")
+    )
+    found: dict[int, list] = {}
+    for thing in things:
+        found.setdefault(thing.featured_in, []).append(thing)
+    return found
+
+
 def group_list_things(*, group, viewer, sort: str | None = None, search: str = "") -> QuerySet:
     """spec §4.8 GET /groups/{id}/things: the Things the caller may see. `newest` = latest added to the
     group; `popular` = most liked; `search` (name contains, never with `sort`) in relevance order:

@@ -5,13 +5,15 @@ from rest_framework import serializers
 
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
-from apps.core.pipeline import wire
+from apps.core.pipeline import batch, wire
 from apps.core.pipeline.api import api_url, site_url
 from apps.groups.models import (
     DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, RANK_MAX, SLUG_MAX_LENGTH, TOPIC_BODY_MAX_LENGTH,
     TOPIC_NAME_MAX_LENGTH,
 )
+from apps.groups import selectors
 from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
+from apps.things.serializers import ThingShortSerializer
 from apps.uploads.links import placeholder_thumbnail_url, store_url
 from apps.core.pipeline.fields import CharField, StrictCharField
 
@@ -75,6 +77,27 @@ class GroupSerializer(serializers.Serializer):
 
     def wire_image(self, group) -> str:
         return placeholder_thumbnail_url()  # in place of null (wire ProvideForNull): the group has no image
+
+    # The group's featured Things (its three ranked slots) the caller may see, as short Things, and their
+    # pictures: read once for every group of the answer (apps.core.pipeline.batch), one statement.
+    def wire_featured(self, group) -> batch.Later:
+        return batch.Later(self._featured, ("things", group.pk), [])
+
+    def wire_featured_images(self, group) -> batch.Later:
+        return batch.Later(self._featured, ("images", group.pk), [])
+
+    def _featured(self, keys: list[tuple[str, int]]) -> dict[tuple[str, int], list]:
+        request = self.context.get("request")
+        ids = list(dict.fromkeys(group_id for _, group_id in keys))
+        by_group = selectors.group_featured_things(group_ids=ids, viewer=getattr(request, "user", None))
+        found: dict[tuple[str, int], list] = {}
+        for group_id in ids:
+            things = [ThingShortSerializer(thing, context=self.context).data for thing in by_group.get(group_id, [])]
+            found[("things", group_id)] = things
+            found[("images", group_id)] = [
+                {"url_image": thing["preview_image"], "url_thing": thing["public_url"]} for thing in things
+            ]
+        return found
 
     def to_representation(self, group):
         return wire.apply("Group", super().to_representation(group), group, self)

@@ -612,3 +612,37 @@ def test_a_user_and_a_copy_read_under_thingiverse_patch_back_whole(api, user):
                                                           "details_parts")} == \
             {k: v for k, v in read.items() if k not in (field, "modified", "description_html", "details",
                                                         "details_parts")}
+
+
+def test_a_group_s_featured_things_are_read_once_for_the_whole_answer(api, client_for, user, other_user):
+    """`featured` (short Things in slot order) and `featured_images` under `thingiverse`: only what the
+    caller may see, and a list of groups costs the statements one group does."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.accounts.tests.factories import UserFactory
+    from apps.groups.models import GroupThing
+    from apps.groups.tests.factories import GroupFactory
+
+    group = GroupFactory(creator=other_user)
+    second, first, hidden = ThingFactory(name="Second"), ThingFactory(name="First"), ThingFactory(is_hidden=True)
+    for thing, rank in ((second, 2), (first, 1), (hidden, 3), (ThingFactory(), 0)):
+        GroupThing.objects.create(group=group, thing=thing, rank=rank)
+    body = api.get(f"/groups/{group.pk}", **LIVE).json()
+    assert [t["name"] for t in body["featured"]] == ["First", "Second"]  # the hidden one is left out
+    assert body["featured"][0]["is_published"] == 1 and body["featured"][0]["tags"] is not None
+    assert body["featured_images"] == [
+        {"url_image": t["preview_image"], "url_thing": t["public_url"]} for t in body["featured"]
+    ]
+    staff = client_for(UserFactory(is_staff=True)).get(f"/groups/{group.pk}", **LIVE).json()
+    assert [t["id"] for t in staff["featured"]] == [first.pk, second.pk, hidden.pk]
+    assert {"featured", "featured_images"}.isdisjoint(api.get(f"/groups/{group.pk}").json())
+    with CaptureQueriesContext(connection) as one:
+        assert len(api.get("/groups/", **LIVE).json()) == 1
+    for _ in range(3):
+        more = GroupFactory()
+        GroupThing.objects.create(group=more, thing=ThingFactory(tags=["x"]), rank=1)
+    with CaptureQueriesContext(connection) as four:
+        listed = api.get("/groups/", **LIVE).json()
+    assert len(listed) == 4 and all(len(g["featured"]) in (1, 2) for g in listed)
+    assert len(four) == len(one)

@@ -261,6 +261,15 @@ THINGIVERSE = {
             ProvideForNull(
                 "image", {"type": "string", "description": "The group image URL (a placeholder when none)."}
             ),
+            Provide("featured", {"type": "array", "items": _ref("ThingShort"),
+                                 "description": "The group's featured Things you may see, in slot order."}),
+            Provide("featured_images", {
+                "type": "array",
+                "items": {"type": "object", "properties": {"url_image": {"type": "string"},
+                                                           "url_thing": {"type": "string"}},
+                          "required": ["url_image", "url_thing"]},
+                "description": "Each featured Thing's picture and page.",
+            }),
         ),
     ),
     "GroupTopic": Kind(("GroupTopic",), (As01(("pinned",)),)),
