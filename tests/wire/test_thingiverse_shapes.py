@@ -646,3 +646,5 @@ def test_a_group_s_featured_things_are_read_once_for_the_whole_answer(api, clien
         listed = api.get("/groups/", **LIVE).json()
     assert len(listed) == 4 and all(len(g["featured"]) in (1, 2) for g in listed)
     assert len(four) == len(one)
+    # The short Things' own tag objects, asked for while the featured Things were read, are filled too.
+    assert [[tag["name"] for tag in g["featured"][0]["tags"]] for g in listed if g["id"] != group.pk] == [["x"]] * 3
