@@ -131,6 +131,13 @@ class UserSerializer(UserSummarySerializer):
     def wire_collection_count(self, user) -> int:
         return profile_count("collection_count", self._profile_counts(user))
 
+    # A favorite is a liked Thing (/users/{username}/favorites lists the same rows as /likes).
+    def wire_favorite_count(self, user) -> int:
+        return self.wire_like_count(user)
+
+    def wire_has_favorite(self, user) -> bool:
+        return self.wire_like_count(user) > 0
+
     def _profile_counts(self, user) -> dict[str, int]:
         # One statement for the three counts of one user (the serializer answers one user at a time).
         kept = self.__dict__.get("_counts")

@@ -544,7 +544,8 @@ def test_a_user_s_make_like_and_collection_counts_are_the_lengths_of_the_lists_t
     MakeFactory(creator=other_user, thing=draft)
     CollectionThingFactory(collection=CollectionFactory(creator=other_user), thing=hidden)
     CollectionFactory(creator=other_user)
-    lists = {"make_count": "copies", "like_count": "likes", "collection_count": "collections"}
+    lists = {"make_count": "copies", "like_count": "likes", "collection_count": "collections",
+             "favorite_count": "favorites"}
     readers = {"another user": api, "themselves": client_for(other_user), "staff": client_for(UserFactory(is_staff=True)),
                "a stranger": client_for(UserFactory())}
     seen = {}
@@ -556,9 +557,11 @@ def test_a_user_s_make_like_and_collection_counts_are_the_lengths_of_the_lists_t
         seen[who] = tuple(body[field] for field in lists)
     # The rows differ by reader: a stranger sees only what is on `shown`; `user` also what is on their own
     # private Thing; the owner also what is on their draft; staff also the hidden copy and the hidden Thing.
-    assert seen["a stranger"] == (1, 1, 2)
-    assert seen["another user"] == seen["themselves"] == seen["staff"] == (2, 2, 2)
-    assert {"make_count", "like_count", "collection_count"}.isdisjoint(api.get(f"/users/{other_user.username}").json())
+    assert seen["a stranger"] == (1, 1, 2, 1)
+    assert seen["another user"] == seen["themselves"] == seen["staff"] == (2, 2, 2, 2)
+    assert reader.get(f"/users/{other_user.username}", **LIVE).json()["has_favorite"] is True
+    assert api.get(f"/users/{UserFactory().username}", **LIVE).json()["has_favorite"] is False
+    assert {*lists, "has_favorite"}.isdisjoint(api.get(f"/users/{other_user.username}").json())
     # The document names them for this wire version only.
     live = Client().get("/openapi.json?version=thingiverse").json()["components"]["schemas"]
     spec = Client().get("/openapi.json").json()["components"]["schemas"]

@@ -219,6 +219,9 @@ THINGIVERSE = {
             Provide("like_count", {"type": "integer", "description": "The Things `likes_url` lists for you."}),
             Provide("collection_count", {"type": "integer",
                                          "description": "The collections `/users/{username}/collections` lists for you."}),
+            Provide("favorite_count", {"type": "integer", "description": "The Things `/users/{username}/favorites` "
+                                       "lists for you (a favorite is a liked Thing)."}),
+            Provide("has_favorite", {**_BOOL, "description": "Whether `favorite_count` is above 0."}),
             Provide("is_following", {**_BOOL, "description": "Whether the caller follows this user."}),
         ),
     ),
