@@ -62,3 +62,21 @@ def profile_count(field: str, counts: dict[str, int]) -> int:
     """The count of the tab counted as `field` (ProfileTab.counted_as) in `profile_counts`' answer; 0 when
     no installed app registered one."""
     return next((counts[tab.slug] for tab in _TABS.values() if tab.counted_as == field and tab.slug in counts), 0)
+
+
+# --- what a user's API object shows of the apps above (a wire version's fields) ----------------------------
+# An app above `accounts` registers, from its AppConfig.ready(), a function answering one field of the user
+# object for a caller: `fact(owner=, viewer=)`, through that app's own selectors (its visibility rules).
+
+_FACTS: dict[str, Callable] = {}
+
+
+def profile_fact_register(field: str, fact: Callable) -> None:
+    _FACTS[field] = fact
+
+
+def profile_fact(field: str, *, owner, viewer, default=None):
+    """The registered answer of `field` for `owner` as `viewer` may see it; `default` when no installed app
+    registered one."""
+    fact = _FACTS.get(field)
+    return fact(owner=owner, viewer=viewer) if fact is not None else default

@@ -11,7 +11,7 @@ from apps.core.pipeline import wire
 from apps.core.pipeline.fields import StrictCharField
 from apps.core.domain.markup import markdown_render
 from apps.accounts import links, rules
-from apps.accounts.profiles import profile_count, profile_counts
+from apps.accounts.profiles import profile_count, profile_counts, profile_fact
 from apps.core.pipeline.fields import LicenseField
 from apps.core.domain.licenses import USER_LICENSES
 
@@ -145,6 +145,10 @@ class UserSerializer(UserSummarySerializer):
             kept = (user.pk, profile_counts(owner=user, viewer=self.context.get("viewer")))
             self.__dict__["_counts"] = kept
         return kept[1]
+
+    def wire_groups(self, user) -> list[dict]:
+        # The groups they are a member of that the caller may see (apps.groups registers the answer).
+        return profile_fact("groups", owner=user, viewer=self.context.get("viewer"), default=[])
 
     def wire_is_following(self, user) -> bool:
         # Whether the caller follows this user (never for an anonymous caller or oneself).

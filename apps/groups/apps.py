@@ -13,3 +13,9 @@ class GroupsConfig(AppConfig):
         from apps.uploads.flow.services import upload_finalizer_register
 
         upload_finalizer_register(Upload.Kind.GROUP_IMAGE, services.group_image_finalize)
+
+        # A user's `groups` in the API's user object (a wire version's field).
+        from apps.accounts.profiles import profile_fact_register
+        from apps.groups.serializers import member_groups
+
+        profile_fact_register("groups", member_groups)

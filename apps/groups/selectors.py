@@ -119,6 +119,15 @@ def group_member_list(*, group) -> QuerySet:
     )
 
 
+def group_list_for_member(*, user, viewer) -> QuerySet:
+    """The groups `user` is a member of that `viewer` may see, in the order they joined (ties by id)."""
+    return (
+        Group.objects.filter(visible_q(viewer), memberships__user=user)
+        .only("id", "name", "slug")
+        .order_by("memberships__joined", "id")
+    )
+
+
 def group_featured_things(*, group_ids: list[int], viewer) -> dict[int, list]:
     """Each group's featured Things (rank 1..3, in rank order) that `viewer` may see, for many groups in one
     statement: {group id: [Thing, …]} (a group with none is absent)."""

@@ -103,6 +103,15 @@ class GroupSerializer(serializers.Serializer):
         return wire.apply("Group", super().to_representation(group), group, self)
 
 
+def member_groups(*, owner, viewer) -> list[dict]:
+    """A user's `groups` (the `thingiverse` wire version's user object, apps.accounts.profiles): each group
+    they are a member of that the caller may see, as `{id, name, public_url}`, one statement."""
+    return [
+        {"id": group.pk, "name": group.name, "public_url": site_url(f"groups/{group.slug}")}
+        for group in selectors.group_list_for_member(user=owner, viewer=viewer)
+    ]
+
+
 class GroupTopicSerializer(serializers.Serializer):
     """docs/decisions.md: `id, name, body, user, group_url, url, added, modified, pinned, comments`."""
 

@@ -651,3 +651,31 @@ def test_a_group_s_featured_things_are_read_once_for_the_whole_answer(api, clien
     assert len(four) == len(one)
     # The short Things' own tag objects, asked for while the featured Things were read, are filled too.
     assert [[tag["name"] for tag in g["featured"][0]["tags"]] for g in listed if g["id"] != group.pk] == [["x"]] * 3
+
+
+def test_a_user_s_groups_are_those_the_caller_may_see(api, client_for, user, other_user):
+    """`groups` (`thingiverse`): the groups a user is a member of, `{id, name, public_url}`, in the order
+    they joined; a hidden group only for staff; one statement."""
+    from urllib.parse import urlsplit
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from apps.accounts.tests.factories import UserFactory
+    from apps.groups.models import GroupMember
+    from apps.groups.tests.factories import GroupFactory
+
+    first, hidden = GroupFactory(name="Printers"), GroupFactory(name="Hidden", is_hidden=True)
+    owned = GroupFactory(creator=other_user, name="Own")  # its creator is its first member
+    for group in (first, hidden):
+        GroupMember.objects.create(group=group, user=other_user)
+    body = api.get(f"/users/{other_user.username}", **LIVE).json()
+    assert [g["name"] for g in body["groups"]] == ["Own", "Printers"]
+    assert body["groups"][0] == {"id": owned.pk, "name": "Own", "public_url": body["groups"][0]["public_url"]}
+    assert Client().get(urlsplit(body["groups"][1]["public_url"]).path).status_code == 200  # the group's page
+    staff = client_for(UserFactory(is_staff=True)).get(f"/users/{other_user.username}", **LIVE).json()
+    assert [g["name"] for g in staff["groups"]] == ["Own", "Printers", "Hidden"]
+    assert "groups" not in api.get(f"/users/{other_user.username}").json()
+    with CaptureQueriesContext(connection) as read:
+        api.get(f"/users/{other_user.username}", **LIVE)
+    assert sum("groups_group" in q["sql"] and "groups_groupmember" in q["sql"] for q in read.captured_queries) == 1

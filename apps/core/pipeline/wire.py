@@ -222,6 +222,13 @@ THINGIVERSE = {
             Provide("favorite_count", {"type": "integer", "description": "The Things `/users/{username}/favorites` "
                                        "lists for you (a favorite is a liked Thing)."}),
             Provide("has_favorite", {**_BOOL, "description": "Whether `favorite_count` is above 0."}),
+            Provide("groups", {
+                "type": "array",
+                "items": {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"},
+                                                           "public_url": {"type": "string"}},
+                          "required": ["id", "name", "public_url"]},
+                "description": "The groups they are a member of that you may see, in the order they joined.",
+            }),
             Provide("is_following", {**_BOOL, "description": "Whether the caller follows this user."}),
         ),
     ),
