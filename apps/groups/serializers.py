@@ -25,6 +25,11 @@ def group_api_url(group_id: int, sub: str = "") -> str:
     return api_url(f"groups/{group_id}" + (f"/{sub}" if sub else ""))
 
 
+def group_public_url(group) -> str:
+    """The group's site page (its `public_url`, in a group's answer and in a user's `groups`)."""
+    return site_url(f"groups/{group.slug}")
+
+
 class CountUrlSerializer(serializers.Serializer):
     count = serializers.IntegerField()
     url = serializers.CharField()
@@ -51,7 +56,7 @@ class GroupSerializer(serializers.Serializer):
         return group_api_url(group.pk)
 
     def get_public_url(self, group) -> str:
-        return site_url(f"groups/{group.slug}")
+        return group_public_url(group)
 
     def get_image(self, group) -> str | None:
         return store_url(group.image) if group.image else None
@@ -107,7 +112,7 @@ def member_groups(*, owner, viewer) -> list[dict]:
     """A user's `groups` (the `thingiverse` wire version's user object, apps.accounts.profiles): each group
     they are a member of that the caller may see, as `{id, name, public_url}`, one statement."""
     return [
-        {"id": group.pk, "name": group.name, "public_url": site_url(f"groups/{group.slug}")}
+        {"id": group.pk, "name": group.name, "public_url": group_public_url(group)}
         for group in selectors.group_list_for_member(user=owner, viewer=viewer)
     ]
 

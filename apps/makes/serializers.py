@@ -69,15 +69,13 @@ class MakeSerializer(serializers.Serializer):
     def wire_details(self, make) -> str:
         return details_html(self.wire_details_parts(make))
 
+    # Its Thing's category, read in the copy's own statement; "" when the Thing has none (the live document
+    # types both as strings).
     def wire_category_name(self, make) -> str:
-        # Its Thing's category, read in the copy's own statement; "" when the Thing has none (the live
-        # document types both as strings).
-        category = make.thing.category if make.thing.category_id else None
-        return category.name if category is not None else ""
+        return make.thing.category.name if make.thing.category_id else ""
 
     def wire_category_url(self, make) -> str:
-        category = make.thing.category if make.thing.category_id else None
-        return api_url(f"categories/{category.slug}") if category is not None else ""
+        return api_url(f"categories/{make.thing.category.slug}") if make.thing.category_id else ""
 
     def wire_root_comment_count(self, make) -> int:
         return selectors.make_root_comment_count(make)
