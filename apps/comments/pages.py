@@ -11,6 +11,7 @@ from apps.comments import rules, selectors, services
 from apps.comments.models import BODY_MAX_LENGTH
 from apps.core.domain.exceptions import DomainError, NotFound, PermissionDenied, ValidationFailed
 from apps.core.site.pages import LimitedCharField, done, login_required_page, refused
+from apps.groups.links import topic_path
 from apps.groups.selectors import group_is_member
 from apps.core.site.sections import PageSection, page_section_register
 
@@ -65,7 +66,7 @@ def topic_comments_section(*, request, target, shared):
     return comments_context(
         request=request,
         target=target,
-        post_url=f"/groups/{target.group.slug}/topics/{target.pk}/comments",
+        post_url=topic_path(target.group, target.pk, sub="comments"),
         can_post=member,
         why_not="" if member else "Join the group to take part in its topics.",
     )
@@ -141,7 +142,7 @@ def topic_comment_post(request, slug: str, topic_id: int):
         raise Http404 from None
     if topic.group.slug.lower() != slug.lower():
         raise Http404
-    return _post(request, topic, back=f"/groups/{topic.group.slug}/topics/{topic.pk}")
+    return _post(request, topic, back=topic_path(topic.group, topic.pk))
 
 
 # --- the author's edit and delete ------------------------------------------------------------------------
@@ -154,7 +155,7 @@ def _comment_page(comment) -> str:
     elif comment.target_type == "make":
         base = f"/make:{comment.make_id}"
     else:
-        base = f"/groups/{comment.topic.group.slug}/topics/{comment.topic_id}"
+        base = topic_path(comment.topic.group, comment.topic_id)
     return f"{base}#comment-{comment.pk}"
 
 

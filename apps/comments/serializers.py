@@ -10,6 +10,7 @@ from apps.core.domain.moderation import viewer_sees_hidden
 from apps.core.pipeline import batch, wire
 from apps.core.pipeline.api import MAX_ID, api_url, site_url
 from apps.core.pipeline.fields import StrictCharField
+from apps.groups.links import topic_path
 
 # The API path of each kind of target (spec §4.2, §4.4, §4.8): makes are "copies" on the wire.
 TARGET_PATHS: dict[str, str] = {
@@ -137,11 +138,11 @@ def _authors(keys: list[tuple[bool, int]]) -> dict[tuple[bool, int], object]:
 
 
 def _topic_pages(keys: list[tuple[int, str]]) -> dict[tuple[int, str], str]:
-    # Spelled as the group's own `public_url` (groups/<slug>) and the site's links spell it, not reversed:
+    # apps.groups.links' path, as the group's own `public_url` and the site's links have it, not reversed:
     # any slug the database holds gives a URL (one of digits only has no site page, as its group has none).
     slugs = selectors.topic_group_slugs(list({topic_id for topic_id, _ in keys}))
     return {
-        (topic_id, anchor): site_url(f"groups/{slugs[topic_id]}/topics/{topic_id}{anchor}")
+        (topic_id, anchor): site_url(topic_path(slugs[topic_id], topic_id) + anchor)
         for topic_id, anchor in keys if topic_id in slugs
     }
 

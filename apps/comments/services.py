@@ -25,6 +25,7 @@ from apps.core.domain.exceptions import NotFound, PermissionDenied, RuleViolatio
 from apps.core.domain.moderation import viewer_sees_hidden
 from apps.core.domain.services import model_update
 from apps.groups.counters import topic_count_add
+from apps.groups.links import topic_path
 from apps.groups.models import GroupMember, GroupTopic
 from apps.makes.counters import make_count_add
 from apps.notifications import services as notification_services
@@ -92,7 +93,7 @@ def _where(comment: Comment, target: Any = None) -> tuple[str, str]:
         make: Any = target if target is not None else comment.make
         return f"Make of {make.thing.name}", f"/make:{make.pk}{anchor}"
     topic: Any = target if target is not None else comment.topic
-    return topic.name, f"/groups/{topic.group.slug}/topics/{topic.pk}{anchor}"
+    return topic.name, topic_path(topic.group, topic.pk) + anchor
 
 
 def _notify(*, comment: Comment, actor, recipients: list[tuple[str, Any]], target: Any = None) -> None:

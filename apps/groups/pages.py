@@ -13,6 +13,7 @@ from apps.core.domain.exceptions import DomainError, NotFound
 from apps.core.site.sections import page_sections
 from apps.core.site.pages import LimitedCharField, done, login_required_page, paginate, refused
 from apps.groups import rules, selectors, services
+from apps.groups.links import group_path, topic_path
 from apps.groups.models import TOPIC_BODY_MAX_LENGTH, TOPIC_NAME_MAX_LENGTH
 from apps.uploads.links import store_url
 
@@ -32,10 +33,6 @@ class TopicForm(forms.Form):
     body = LimitedCharField(max_length=TOPIC_BODY_MAX_LENGTH, widget=forms.Textarea(attrs={"rows": 5}))
 
 
-def group_url(group) -> str:
-    return f"/groups/{group.slug}"
-
-
 def _image(group) -> str:
     return store_url(group.image) if group.image else ""
 
@@ -45,7 +42,7 @@ def group_list_page(request):
     sort = request.GET.get("sort") if request.GET.get("sort") in selectors.SORTS else "members"
     search = request.GET.get("q", "").strip()[:200]
     page = paginate(request, selectors.group_list(viewer=request.user, sort=sort, search=search))
-    rows = [{"group": g, "image": _image(g), "url": group_url(g)} for g in page]
+    rows = [{"group": g, "image": _image(g), "url": group_path(g)} for g in page]
     context = {"page": page, "rows": rows, "sort": sort, "sorts": SORT_LABELS, "q": search}
     return render(request, "groups/group_list.html", context)
 
@@ -83,7 +80,7 @@ def topic_page(request, slug: str, topic_id: int):
     context = {
         "topic": topic,
         "group": topic.group,
-        "group_url": group_url(topic.group),
+        "group_url": group_path(topic.group),
         # The conversation is apps.comments' section (members write, everyone reads).
         "sections": page_sections("group-topic", request=request, target=topic),
     }
@@ -95,7 +92,7 @@ def topic_page(request, slug: str, topic_id: int):
 def group_join(request, slug: str):
     group = _group_or_404(request, slug)
     services.group_join(group=group, user=request.user)
-    return done(request, message=f"Welcome to {group.name}.", next_url=group_url(group))
+    return done(request, message=f"Welcome to {group.name}.", next_url=group_path(group))
 
 
 @login_required_page
@@ -110,7 +107,7 @@ def group_follow(request, slug: str):
     state = selectors.group_follow_state(group=group, viewer=request.user)
     message = f"You follow {group.name}." if state["following"] else f"You no longer follow {group.name}."
     return done(request, message=message, data={"following": state["following"], "count": state["count"]},
-                next_url=group_url(group))
+                next_url=group_path(group))
 
 
 @login_required_page
@@ -120,8 +117,8 @@ def group_leave(request, slug: str):
     try:
         services.group_member_remove(group=group, user=request.user, member_id=request.user.pk)
     except DomainError as exc:
-        return refused(request, exc, next_url=group_url(group))
-    return done(request, message=f"You left {group.name}.", next_url=group_url(group))
+        return refused(request, exc, next_url=group_path(group))
+    return done(request, message=f"You left {group.name}.", next_url=group_path(group))
 
 
 @login_required_page
@@ -132,12 +129,12 @@ def topic_new(request, slug: str):
     form = TopicForm(request.POST)
     if not form.is_valid():
         messages.error(request, "A topic needs a title and a text.")
-        return redirect(group_url(group) + "#new-topic")
+        return redirect(group_path(group) + "#new-topic")
     try:
         topic = services.group_topic_create(group=group, user=request.user, **form.cleaned_data)
     except DomainError as exc:
         if exc.status_code == 403:
             exc.message = "Join the group to post a topic."
-        return refused(request, exc, next_url=group_url(group))
+        return refused(request, exc, next_url=group_path(group))
     messages.success(request, "Your topic is posted.")
-    return redirect(f"{group_url(group)}/topics/{topic.pk}")
+    return redirect(topic_path(group, topic.pk))

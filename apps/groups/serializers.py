@@ -6,12 +6,13 @@ from rest_framework import serializers
 from apps.accounts.links import iso8601
 from apps.accounts.serializers import UserSummarySerializer
 from apps.core.pipeline import batch, wire
-from apps.core.pipeline.api import api_url, site_url
+from apps.core.pipeline.api import api_url
 from apps.groups.models import (
     DESCRIPTION_MAX_LENGTH, NAME_MAX_LENGTH, RANK_MAX, SLUG_MAX_LENGTH, TOPIC_BODY_MAX_LENGTH,
     TOPIC_NAME_MAX_LENGTH,
 )
 from apps.groups import selectors
+from apps.groups.links import group_public_url
 from apps.groups.selectors import FILTERS, SORTS, THING_SORTS
 from apps.things.serializers import ThingShortSerializer
 from apps.uploads.links import placeholder_thumbnail_url, store_url
@@ -23,11 +24,6 @@ SLUG_VALIDATOR = RegexValidator(r"^[-a-zA-Z0-9_]+\Z", "Use only letters, digits,
 
 def group_api_url(group_id: int, sub: str = "") -> str:
     return api_url(f"groups/{group_id}" + (f"/{sub}" if sub else ""))
-
-
-def group_public_url(group) -> str:
-    """The group's site page (its `public_url`, in a group's answer and in a user's `groups`)."""
-    return site_url(f"groups/{group.slug}")
 
 
 class CountUrlSerializer(serializers.Serializer):

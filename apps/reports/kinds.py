@@ -12,6 +12,7 @@ from apps.accounts.models import User
 from apps.core.pipeline.api import site_url
 from apps.comments import services as comment_services
 from apps.comments.models import Comment
+from apps.groups.links import topic_path
 from apps.groups.models import GroupTopic
 from apps.makes import services as make_services
 from apps.makes.links import make_public_url
@@ -47,7 +48,7 @@ def _comment_url(comment) -> str:
 
 
 def _topic_url(topic) -> str:
-    return site_url(f"groups/{topic.group.slug}/topics/{topic.pk}")
+    return site_url(topic_path(topic.group, topic.pk))
 
 
 KINDS: dict[str, ReportKind] = {
