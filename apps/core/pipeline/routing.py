@@ -131,10 +131,12 @@ def _flattened(patterns) -> list:
 
 def _first_segments(entry) -> list[tuple[str, str]] | None:
     """What first path segments `entry` can match: ("exact", segment) or ("prefix", the literal text
-    before its first converter) items; None when it can match any."""
+    before its first converter or regex construct) items; None when it can match any."""
     from django.urls import URLResolver
-    from django.urls.resolvers import RoutePattern
+    from django.urls.resolvers import RegexPattern, RoutePattern
 
+    if isinstance(entry.pattern, RegexPattern):
+        return _regex_first_segments(str(entry.pattern))
     if not isinstance(entry.pattern, RoutePattern):
         return None
     route = str(entry.pattern)
@@ -151,6 +153,39 @@ def _first_segments(entry) -> list[tuple[str, str]] | None:
         return [("exact", head)]
     prefix = head.split("<", 1)[0]
     return [("prefix", prefix)] if prefix else None
+
+
+# A regex's characters that stand for themselves; any other ends its literal head. An escaped character
+# that is not a letter or a digit (`\.`) stands for itself too.
+_REGEX_LITERAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-/:@")
+_REGEX_QUANTIFIERS = frozenset("?*+{")
+
+
+def _regex_first_segments(regex: str) -> list[tuple[str, str]] | None:
+    """`_first_segments` of a `re_path` pattern (DOT's OAuth endpoints are written so): the text every
+    match starts with, read up to the first construct that is not a plain character. Only a pattern
+    anchored at the start (`^login/…`) and without an alternation has one; a character that a quantifier
+    follows (`/?`) is optional, so it is not part of the head. None: it can match any first segment."""
+    if not regex.startswith("^") or "|" in regex:
+        return None
+    literal: list[str] = []
+    index = 1
+    while index < len(regex):
+        char = regex[index]
+        if char == "\\" and index + 1 < len(regex) and not regex[index + 1].isalnum():
+            literal.append(regex[index + 1])
+            index += 2
+            continue
+        if char not in _REGEX_LITERAL:
+            if char in _REGEX_QUANTIFIERS and literal:
+                literal.pop()
+            break
+        literal.append(char)
+        index += 1
+    text = "".join(literal)
+    if "/" in text:
+        return [("exact", text.split("/", 1)[0])]
+    return [("prefix", text)] if text else None
 
 
 def _may_match(heads, segment: str | None) -> bool:

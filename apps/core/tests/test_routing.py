@@ -90,10 +90,45 @@ def test_the_indexed_resolver_answers_every_path_as_django_does():
     indexed, plain = get_resolver(), _plain_resolver()
     paths = sorted(set(_sample_paths(plain.url_patterns)))  # the same patterns
     paths += ["", "/", "nothing/here", "things", "things/", "things/abc/", "@alice", "thing:", "thing:x",
-              "admin", "search//autocomplete", "%00"]
+              "admin", "search//autocomplete", "%00",
+              # the OAuth endpoints are regexes (DOT's re_path): their heads, optional slashes and near misses
+              "login", "login/", "loginx", "login/oauth/authorize", "login/oauth/authorize/", "login/oauthx",
+              ".well-known/oauth-authorization-server", "xwell-known/oauth-authorization-server",
+              "account/apps/5/revoke", "account/apps/x/revoke", "device", "device/", "devices", "logout/"]
     assert len(paths) > 300
     for path in paths:
         assert _outcome(indexed, "/" + path) == _outcome(plain, "/" + path), path
+
+
+def test_a_regex_routes_head_is_its_literal_start():
+    from apps.core.pipeline.routing import _regex_first_segments
+
+    assert _regex_first_segments(r"^login/oauth/authorize/?$") == [("exact", "login")]
+    assert _regex_first_segments(r"^\.well-known/oauth-authorization-server/?$") == [("exact", ".well-known")]
+    # the slash a quantifier follows is optional: "login" and "login/" both match, so only a prefix is known
+    assert _regex_first_segments(r"^login/?$") == [("prefix", "login")]
+    assert _regex_first_segments(r"^account/apps/(?P<application_id>[0-9]+)/revoke/?$") == [("exact", "account")]
+    assert _regex_first_segments(r"^ab?c/") == [("prefix", "a")]
+    assert _regex_first_segments(r"^things(/x)?$") == [("prefix", "things")]
+    # anything that may match elsewhere or in other ways: no head
+    assert _regex_first_segments(r"login/$") is None  # not anchored: searched anywhere
+    assert _regex_first_segments(r"^a/|^b/") is None  # an alternation
+    assert _regex_first_segments(r"^\d+/x") is None  # a class first
+    assert _regex_first_segments(r"^(?i)login/") is None
+
+
+def test_every_api_path_skips_the_oauth_endpoints():
+    """The index keeps an include of regex routes out of the paths it cannot match (issue 24: DOT's
+    eleven OAuth patterns were tried before every API path)."""
+    from django.urls import URLResolver, get_resolver
+
+    indexed = get_resolver().url_patterns[0]
+    by_segment = indexed._index()
+    oauth = [entry for entry in by_segment["login"].url_patterns
+             if isinstance(entry, URLResolver) and entry.namespace == "oauth"]
+    assert oauth
+    for segment in ("things", "users", "search", "groups", "copies"):
+        assert oauth[0] not in by_segment[segment].url_patterns, segment
 
 
 def test_reverse_is_unchanged():
