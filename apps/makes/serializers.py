@@ -13,6 +13,15 @@ from apps.things.serializers import ThingShortSerializer
 from apps.uploads.files.serializers import ImageSerializer
 
 
+def _description_html(make) -> str:
+    """The copy's description rendered (apps.core.domain.markup), once per copy: three `thingiverse` fields
+    show it (`description_html`, and the section of `details_parts` and `details`)."""
+    kept = make.__dict__.get("_description_html")
+    if kept is None or kept[0] != make.description:  # kept with the text it renders: a changed one renders anew
+        kept = make.__dict__["_description_html"] = (make.description, document_render(make.description))
+    return kept[1]
+
+
 def _thing(make, context) -> dict:
     # The Thing's pictures are joined into the make's row (selectors.make_queryset): no query here.
     return ThingShortSerializer(context=context).to_representation(make.thing)
@@ -60,11 +69,11 @@ class MakeSerializer(serializers.Serializer):
     # --- what wire versions other than `spec` compute (apps.core.pipeline.wire: Provide) -------------------------
 
     def wire_description_html(self, make) -> str:
-        return document_render(make.description)
+        return _description_html(make)
 
     def wire_details_parts(self, make) -> list[dict]:
         # The live copy's page sections: its description (a Thing's are its summary and instructions).
-        return detail_parts(("summary", "Description", document_render(make.description)))
+        return detail_parts(("summary", "Description", _description_html(make)))
 
     def wire_details(self, make) -> str:
         return details_html(self.wire_details_parts(make))

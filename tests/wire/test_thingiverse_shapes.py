@@ -599,6 +599,22 @@ def test_a_copy_s_category_and_details_come_with_its_statement(api, user, other_
     assert {"category_name", "details"}.isdisjoint(api.get(f"/copies/{made.pk}").json())
 
 
+def test_a_copy_s_description_is_rendered_once_for_its_three_fields(api, other_user, monkeypatch):
+    """`description_html`, `details_parts` and `details` show the same rendering: asked for once per copy."""
+    from apps.makes import serializers as make_serializers
+
+    rendered: list[str] = []
+    real = make_serializers.document_render
+    monkeypatch.setattr(make_serializers, "document_render", lambda text: rendered.append(text) or real(text))
+    for n in range(3):
+        MakeFactory(creator=other_user, description=f"Copy *{n}*.")
+    listed = api.get(f"/users/{other_user.username}/copies", **LIVE).json()
+    assert sorted(rendered) == sorted(c["description"] for c in listed) and len(rendered) == 3
+    for copy in listed:
+        assert copy["details_parts"][0]["data"][0]["content"] == copy["description_html"]
+        assert copy["description_html"] in copy["details"]
+
+
 def test_a_user_and_a_copy_read_under_thingiverse_patch_back_whole(api, user):
     """What this version adds to a user (its counts) and a copy (category, sections) is read-only: sent back
     in a round-trip PATCH, it is ignored and only the changed field changes."""
