@@ -605,7 +605,11 @@ def test_a_copy_s_description_is_rendered_once_for_its_three_fields(api, other_u
 
     rendered: list[str] = []
     real = make_serializers.document_render
-    monkeypatch.setattr(make_serializers, "document_render", lambda text: rendered.append(text) or real(text))
+    def counted(text: str) -> str:
+        rendered.append(text)
+        return real(text)
+
+    monkeypatch.setattr(make_serializers, "document_render", counted)
     for n in range(3):
         MakeFactory(creator=other_user, description=f"Copy *{n}*.")
     listed = api.get(f"/users/{other_user.username}/copies", **LIVE).json()
