@@ -1,3 +1,4 @@
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -122,7 +123,7 @@ def test_every_api_path_skips_the_oauth_endpoints():
     eleven OAuth patterns were tried before every API path)."""
     from django.urls import URLResolver, get_resolver
 
-    indexed = get_resolver().url_patterns[0]
+    indexed: Any = get_resolver().url_patterns[0]  # segment_indexed's resolver (its index is its own)
     by_segment = indexed._index()
     oauth = [entry for entry in by_segment["login"].url_patterns
              if isinstance(entry, URLResolver) and entry.namespace == "oauth"]
